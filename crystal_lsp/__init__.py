@@ -1,0 +1,37 @@
+"""crystal_lsp: CrystalBLEU code similarity, a clone finder, a language server and a pre-commit hook.
+
+The public Python API is re-exported here. ``corpus_bleu`` and ``sentence_bleu`` have the call
+shape of NLTK's and of the ``crystalbleu`` package's (keyword ``ignoring=``), so research code can
+switch imports and get identical numbers faster.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from crystal_lsp.bleu import SmoothingFunction, brevity_penalty, closest_ref_length
+from crystal_lsp.crystal import CrystalBLEU, corpus_bleu, modified_precision, sentence_bleu
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.signature import Signature
+from crystal_lsp.smoothing import Smoothing
+from crystal_lsp.sset import TriviallySharedSet, build_sset
+from crystal_lsp.tokens import Token, Tokens, tokenize
+
+__all__ = [
+    "CrystalBLEU",
+    "CrystalError",
+    "Signature",
+    "Smoothing",
+    "SmoothingFunction",
+    "Token",
+    "Tokens",
+    "TriviallySharedSet",
+    "__version__",
+    "brevity_penalty",
+    "build_sset",
+    "closest_ref_length",
+    "corpus_bleu",
+    "modified_precision",
+    "sentence_bleu",
+    "tokenize",
+]

@@ -1,0 +1,1 @@
+"""The ``crystal-lsp`` command line: one module per subcommand, dispatched from ``main``."""

@@ -1,0 +1,114 @@
+"""Helpers shared by the subcommands: progress bars, output formats, reading inputs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.lexers import resolve_lexer
+from crystal_lsp.sources import SkippedFile, read_source
+from crystal_lsp.tokens import Tokens, lex
+
+FORMATS = ("text", "json")
+
+
+def add_format(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+    """``--format`` with the given choices (text first, the default)."""
+    parser.add_argument(
+        "--format",
+        choices=formats,
+        default=formats[0],
+        help=f"output format (default: {formats[0]})",
+    )
+
+
+def add_progress(parser: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` (default: on when stderr is a terminal)."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress bars on stderr (default: when stderr is a terminal)",
+    )
+
+
+def progress_enabled(args: argparse.Namespace) -> bool:
+    """Whether to draw progress bars."""
+    choice = getattr(args, "progress", None)
+    return sys.stderr.isatty() if choice is None else bool(choice)
+
+
+@contextmanager
+def progress_bar(total: int | None, desc: str, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A tqdm bar on stderr (a no-op when disabled); yields ``update(n)``."""
+    if not enabled:
+        yield lambda n: None
+        return
+    from tqdm import tqdm
+
+    with tqdm(
+        total=total, desc=desc, unit="", file=sys.stderr, leave=False, dynamic_ncols=True
+    ) as bar:
+        yield bar.update
+
+
+def emit_json(doc: Any) -> None:
+    """Write a JSON document to stdout."""
+    json.dump(doc, sys.stdout, indent=2, ensure_ascii=False, allow_nan=True)
+    sys.stdout.write("\n")
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    print(f"crystal-lsp: warning: {message}", file=sys.stderr)
+
+
+def read_code(path: str, max_bytes: int) -> str:
+    """A source file's text by the decoding policy; skipped files become usage errors."""
+    try:
+        source = read_source(path, max_bytes)
+    except SkippedFile as exc:
+        raise CrystalError(str(exc)) from None
+    if source.replaced:
+        warn(f"{path}: {source.replaced} undecodable byte sequence(s) replaced by U+FFFD")
+    return source.text
+
+
+def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments: bool) -> Tokens:
+    """Read and tokenize one file; empty token streams are an error."""
+    text = read_code(path, max_bytes)
+    tokens = lex(text, resolve_lexer(language, path, text), keep_comments=keep_comments)
+    if not tokens:
+        raise CrystalError(f"{path}: no code tokens (the file is empty or only comments)")
+    return tokens
+
+
+def walk_files(paths: list[str]) -> Iterator[str]:
+    """Files under the given paths (directories recursively, skipping VCS and tool folders)."""
+    skip = {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+    }
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if d not in skip)
+                for name in sorted(files):
+                    yield os.path.join(root, name)
+        elif os.path.exists(path):
+            yield path
+        else:
+            raise CrystalError(f"{path}: no such file or directory")

@@ -1,0 +1,234 @@
+"""``crystal-lsp disting``: distinguishability, ROC AUC and threshold classification of metrics."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from crystal_lsp.cli.common import (
+    add_format,
+    add_progress,
+    emit_json,
+    progress_bar,
+    progress_enabled,
+    warn,
+)
+from crystal_lsp.datasets import load_items
+from crystal_lsp.disting import (
+    AGGREGATES,
+    EXACT_PAIR_LIMIT,
+    PROTOCOLS,
+    PairSets,
+    count_exact_pairs,
+    evaluate_metric,
+    exact_pairs,
+    sample_pairs,
+)
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.lexers import canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.metrics import (
+    NEEDS_SSET,
+    MetricConfig,
+    PreparedItem,
+    make_metric,
+    parse_metric_list,
+)
+from crystal_lsp.parallel import tokenize_many
+from crystal_lsp.smoothing import Smoothing
+from crystal_lsp.sset import TriviallySharedSet, build_sset
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "disting",
+        help="distinguishability, ROC AUC and threshold accuracy of metrics on labeled code",
+        description="Evaluate similarity metrics on a class-labeled JSONL dataset "
+        '({"id","class","lang","code"[,"split"]} per line): distinguishability (mean intra-class / '
+        "mean inter-class score), ROC AUC, and the paper's mean-midpoint threshold classifier "
+        "(threshold from train-split pairs, quality on test-split pairs). S is built from the "
+        "train split unless --sset is given.",
+        epilog="example:\n  crystal-lsp disting data/gcj_java/items.jsonl.gz --metric bleu,crystalbleu -k 500 --n 1000 --seed 0",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("dataset", metavar="DATASET", help="JSONL dataset (optionally .gz)")
+    p.add_argument(
+        "--metric",
+        default="bleu,crystalbleu",
+        help="comma-separated metrics (default: bleu,crystalbleu)",
+    )
+    p.add_argument("-k", "--k", type=int, default=500, dest="k", help="size of S (default: 500)")
+    p.add_argument(
+        "--n",
+        type=int,
+        default=1000,
+        help="sampled intra- and inter-class pairs each (default: 1000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
+    p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="pairs",
+        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
+    )
+    p.add_argument(
+        "--aggregate",
+        choices=AGGREGATES,
+        default="mean",
+        help="mean of sentence scores, or the metric over the whole pair set (corpus BLEU)",
+    )
+    p.add_argument(
+        "--sset", metavar="FILE", help="use this S instead of building one from the train split"
+    )
+    p.add_argument("--lang", help="language of the items (default: their 'lang' field)")
+    p.add_argument(
+        "--smoothing", default="m1:eps=0.0001", help="NLTK smoothing (default: m1:eps=0.0001)"
+    )
+    p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
+    p.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
+    add_format(p)
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, seed: int) -> PairSets:
+    if args.exact:
+        intra, inter = count_exact_pairs(classes, indices)
+        total = intra + inter if args.protocol == "pairs" else len(indices) * 2
+        if total > EXACT_PAIR_LIMIT:
+            raise CrystalError(
+                f"--exact would score {total:,} pairs (limit {EXACT_PAIR_LIMIT:,}); sample with --n"
+            )
+        return exact_pairs(classes, indices, args.protocol)
+    return sample_pairs(classes, indices, args.n, seed, args.protocol)
+
+
+def run(args: argparse.Namespace) -> int:
+    metrics = parse_metric_list(args.metric)
+    smoothing = Smoothing.parse(args.smoothing)
+    items = load_items(args.dataset)
+    langs = {it.lang for it in items if it.lang}
+    language = args.lang or (langs.pop() if len(langs) == 1 else None)
+    if language is None:
+        raise CrystalError("the dataset mixes languages or has none; choose one with --lang")
+    lexer = resolve_lexer(language)
+    language = canonical_name(lexer)
+    classes = [it.cls for it in items]
+    train_idx = [i for i, it in enumerate(items) if it.split == "train"]
+    test_idx = [i for i, it in enumerate(items) if it.split == "test"]
+    test = _pairs(classes, test_idx, args, args.seed)
+    train = (
+        _pairs(classes, train_idx, args, args.seed + 1)
+        if len({classes[i] for i in train_idx}) > 1
+        else None
+    )
+    if train is None:
+        warn("the train split has fewer than two classes: no threshold classifier")
+    needs_sset = any(m in NEEDS_SSET for m in metrics)
+    used: set[int] = set()
+    for pairs in (test, train):
+        if pairs is not None:
+            for hyp, refs in pairs.intra + pairs.inter:
+                used.add(hyp)
+                used.update(refs)
+    if needs_sset and not args.sset:
+        used.update(train_idx)
+    order = sorted(used)
+    enabled = progress_enabled(args)
+    with progress_bar(len(order), "tokenizing", enabled) as update:
+        streams = tokenize_many(
+            [(items[i].id, items[i].code, language) for i in order],
+            processes=args.jobs,
+            keep_comments=args.keep_comments,
+            progress=update,
+        )
+    tokens = dict(zip(order, streams))
+    sset: TriviallySharedSet | None = None
+    if needs_sset:
+        if args.sset:
+            sset = TriviallySharedSet.load(args.sset)
+        else:
+            if not train_idx:
+                raise CrystalError("the dataset has no train split to build S from; pass --sset")
+            sset = build_sset(
+                (tokens[i].texts for i in train_idx),
+                args.k,
+                args.max_n,
+                language=language,
+                tokenizer=lexer_label(lexer),
+            )
+    prepared = [
+        PreparedItem(items[i].code, tokens[i]) if i in tokens else None for i in range(len(items))
+    ]
+    config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
+    reports = []
+    for name in metrics:
+        metric = make_metric(name, config)
+        metric.prepare(prepared)
+        total = (
+            len(test.intra)
+            + len(test.inter)
+            + (len(train.intra) + len(train.inter) if train else 0)
+        )
+        with progress_bar(total, name, enabled) as update:
+            reports.append(evaluate_metric(metric, test, train, args.aggregate, update))
+    _print(args, reports, language, len(items), len(test_idx), len(train_idx), sset)
+    return 0
+
+
+def _fmt(x: float) -> str:
+    if math.isinf(x):
+        return "inf"
+    return f"{x:.3f}" if abs(x) < 1000 else f"{x:.4g}"
+
+
+def _print(
+    args: argparse.Namespace,
+    reports: list[Any],
+    language: str,
+    n_items: int,
+    n_test: int,
+    n_train: int,
+    sset: TriviallySharedSet | None,
+) -> None:
+    if args.format == "json":
+        emit_json(
+            {
+                "dataset": args.dataset,
+                "language": language,
+                "items": n_items,
+                "test_items": n_test,
+                "train_items": n_train,
+                "protocol": args.protocol,
+                "aggregate": args.aggregate,
+                "exact": args.exact,
+                "n": None if args.exact else args.n,
+                "seed": args.seed,
+                "k": args.k if sset is not None else None,
+                "sset_fingerprint": sset.fingerprint() if sset is not None else None,
+                "metrics": [r.to_json() for r in reports],
+            }
+        )
+        return
+    mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
+    print(
+        f"{args.dataset}: {n_items:,} items ({n_train:,} train / {n_test:,} test), {language}, "
+        f"{args.protocol} protocol, {mode}, {args.aggregate} aggregate"
+    )
+    header = f"{'metric':<16}{'intra':>8}{'inter':>9}{'disting':>9}{'AUC':>7}{'thresh':>8}{'acc':>7}{'prec':>7}{'rec':>7}{'F1':>7}{'sec':>7}"
+    print(header)
+    for r in reports:
+        c = r.classifier
+        cls = (
+            f"{c.threshold:>8.4f}{c.accuracy:>7.3f}{c.precision:>7.3f}{c.recall:>7.3f}{c.f1:>7.3f}"
+            if c
+            else f"{'-':>8}{'-':>7}{'-':>7}{'-':>7}{'-':>7}"
+        )
+        print(
+            f"{r.metric:<16}{r.intra_mean:>8.4f}{r.inter_mean:>9.5f}{_fmt(r.distinguishability):>9}"
+            f"{r.auc:>7.3f}{cls}{r.seconds:>7.1f}"
+        )
+    for r in reports:
+        print(f"  {r.signature}")

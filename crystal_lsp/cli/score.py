@@ -1,0 +1,307 @@
+"""``crystal-lsp score``: BLEU and CrystalBLEU of hypotheses against references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from crystal_lsp.cli.common import add_format, add_progress, emit_json, read_code, tokenize_file
+from crystal_lsp.cli.sset import load_or_build_sset
+from crystal_lsp.crystal import CrystalBLEU
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.lexers import canonical_name, resolve_lexer
+from crystal_lsp.metrics import NEEDS_SSET
+from crystal_lsp.smoothing import Smoothing
+from crystal_lsp.sources import DEFAULT_MAX_BYTES
+from crystal_lsp.tokens import lex
+
+LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score hypotheses against references (BLEU, CrystalBLEU)",
+        description="Score a hypothesis file against reference files, or a corpus of "
+        "line-aligned or JSONL pairs, with BLEU and CrystalBLEU.",
+        epilog="examples:\n"
+        "  crystal-lsp score --ref ref.java --hyp hyp.java\n"
+        "  crystal-lsp score --example\n"
+        "  crystal-lsp score --lines --ref refs.txt --hyp hyps.txt --lang python --corpus src/\n"
+        "  crystal-lsp score --jsonl pairs.jsonl --lang java --sset java.sset.json --format json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--ref", action="append", default=[], metavar="FILE", help="reference file (repeatable)"
+    )
+    p.add_argument("--hyp", metavar="FILE", help="hypothesis file")
+    p.add_argument(
+        "--lines",
+        action="store_true",
+        help="--hyp and --ref files hold one snippet per line (corpus mode)",
+    )
+    p.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help='corpus mode: JSONL lines {"hypothesis": str, "references": [str, ...]}',
+    )
+    p.add_argument("--example", action="store_true", help="score the paper's Fig. 1 Java example")
+    p.add_argument(
+        "--lang",
+        help="language (Pygments name or editor id); default: from the hypothesis file name",
+    )
+    p.add_argument(
+        "--metric",
+        default="bleu,crystalbleu",
+        help="comma-separated metrics (default: bleu,crystalbleu)",
+    )
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--sset", metavar="FILE", help="trivially shared set to use (from `sset build`)"
+    )
+    group.add_argument(
+        "--corpus",
+        action="append",
+        metavar="PATH",
+        help="build S from these files/directories (repeatable)",
+    )
+    p.add_argument(
+        "-k", type=int, default=500, help="size of S when built from --corpus (default: 500)"
+    )
+    p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    p.add_argument(
+        "--smoothing",
+        default="m1:eps=0.0001",
+        help="NLTK smoothing, e.g. m0, m1:eps=0.1, m4:k=5 (default: m1:eps=0.0001)",
+    )
+    p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
+    p.add_argument(
+        "--sentences",
+        action="store_true",
+        help="in corpus mode, also print each pair's sentence-level scores",
+    )
+    p.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="refuse files larger than this"
+    )
+    add_format(p)
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _example_paths() -> tuple[str, list[str], str]:
+    from importlib import resources
+
+    base = resources.files("crystal_lsp").joinpath("examples")
+    return (
+        str(base / "fig1_hypothesis1.java"),
+        [str(base / "fig1_reference.java")],
+        str(base / "fig1_hypothesis2.java"),
+    )
+
+
+def _load_pairs(
+    args: argparse.Namespace, language: str | None
+) -> tuple[list[Any], list[list[Any]], str, list[str]]:
+    """Tokenized hypotheses, references, the language and the pair labels."""
+    lexer_source = ""
+    if args.jsonl:
+        hyps_text, refs_text = [], []
+        text = read_code(args.jsonl, 0)
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                hyp = row.get("hypothesis", row.get("hyp"))
+                refs = row.get("references", row.get("refs"))
+                if refs is None and "reference" in row:
+                    refs = [row["reference"]]
+                if (
+                    not isinstance(hyp, str)
+                    or not isinstance(refs, list)
+                    or not all(isinstance(r, str) for r in refs)
+                ):
+                    raise TypeError(
+                        "needs a string 'hypothesis' and a list of strings 'references'"
+                    )
+            except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+                raise CrystalError(f"{args.jsonl}:{lineno}: bad pair line ({exc})") from None
+            hyps_text.append(hyp)
+            refs_text.append(refs)
+        labels = [f"{args.jsonl}:{i}" for i in range(1, len(hyps_text) + 1)]
+        lexer_source = hyps_text[0] if hyps_text else ""
+    else:
+        hyp_lines = read_code(args.hyp, 0).splitlines()
+        ref_lines = [read_code(r, 0).splitlines() for r in args.ref]
+        for path, lines in zip(args.ref, ref_lines):
+            if len(lines) != len(hyp_lines):
+                raise CrystalError(
+                    f"{path} has {len(lines)} lines but {args.hyp} has {len(hyp_lines)}"
+                )
+        hyps_text = hyp_lines
+        refs_text = [list(group) for group in zip(*ref_lines)]
+        labels = [f"{args.hyp}:{i}" for i in range(1, len(hyps_text) + 1)]
+        lexer_source = "\n".join(hyp_lines[:200])
+    if not hyps_text:
+        raise CrystalError("no pairs to score (the input is empty)")
+    if any(not refs for refs in refs_text):
+        raise CrystalError("every hypothesis needs at least one reference")
+    lexer = resolve_lexer(language, args.hyp if not args.jsonl else None, lexer_source)
+    hyps = [lex(h, lexer, keep_comments=args.keep_comments) for h in hyps_text]
+    refs = [[lex(r, lexer, keep_comments=args.keep_comments) for r in group] for group in refs_text]
+    return hyps, refs, canonical_name(lexer), labels
+
+
+def run(args: argparse.Namespace) -> int:
+    from crystal_lsp.metrics import parse_metric_list
+
+    metrics = parse_metric_list(args.metric)
+    unsupported = [m for m in metrics if m not in LABELS]
+    if unsupported:
+        return _run_other_metrics(args, metrics)
+    smoothing = Smoothing.parse(args.smoothing)
+    if args.example:
+        if args.hyp or args.ref or args.lines or args.jsonl:
+            raise CrystalError("--example takes no --hyp, --ref, --lines or --jsonl")
+        hyp_path, ref_paths, other = _example_paths()
+        args.lang = args.lang or "java"
+        return _score_files(args, metrics, smoothing, [(hyp_path, ref_paths), (other, ref_paths)])
+    corpus_mode = args.lines or bool(args.jsonl)
+    if args.jsonl:
+        if args.hyp or args.ref:
+            raise CrystalError("--jsonl replaces --hyp and --ref")
+    elif not args.hyp or not args.ref:
+        raise CrystalError("give --hyp FILE and at least one --ref FILE (or --jsonl, or --example)")
+    if not corpus_mode:
+        return _score_files(args, metrics, smoothing, [(args.hyp, args.ref)])
+    hyps, refs, language, labels = _load_pairs(args, args.lang)
+    scorers = _scorers(args, metrics, smoothing, language)
+    doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
+    for name, scorer in scorers.items():
+        doc[name] = scorer.corpus_score(hyps, refs)
+        doc["signatures"][name] = str(scorer.signature)
+    if args.sentences:
+        doc["sentences"] = [
+            {"pair": label, **{name: s.sentence_score(h, r) for name, s in scorers.items()}}
+            for label, h, r in zip(labels, hyps, refs)
+        ]
+    if args.format == "json":
+        emit_json(doc)
+        return 0
+    print(f"corpus of {len(hyps)} pairs ({language})")
+    for name, scorer in scorers.items():
+        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
+    for row in doc.get("sentences", []):
+        print(f"{row['pair']}: " + "  ".join(f"{LABELS[n]} {row[n]:.4f}" for n in scorers))
+    return 0
+
+
+def _scorers(
+    args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing, language: str
+) -> dict[str, CrystalBLEU]:
+    sset = None
+    if any(m in NEEDS_SSET for m in metrics):
+        sset = load_or_build_sset(args, language)
+    out = {}
+    for name in metrics:
+        variant = "weight" if name == "crystalbleu-if" else "remove"
+        out[name] = CrystalBLEU(
+            sset if name in NEEDS_SSET else None,
+            variant=variant,
+            max_n=args.max_n,
+            smoothing=smoothing,
+            language=language,
+            comments=args.keep_comments,
+        )
+    return out
+
+
+def _score_files(
+    args: argparse.Namespace,
+    metrics: Sequence[str],
+    smoothing: Smoothing,
+    jobs: list[tuple[str, list[str]]],
+) -> int:
+    results = []
+    scorers: dict[str, CrystalBLEU] | None = None
+    for hyp_path, ref_paths in jobs:
+        hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
+        language = args.lang or hyp.language
+        refs = [tokenize_file(r, language, args.max_bytes, args.keep_comments) for r in ref_paths]
+        if scorers is None:
+            scorers = _scorers(args, metrics, smoothing, hyp.language)
+        row: dict[str, Any] = {
+            "hypothesis": hyp_path,
+            "references": ref_paths,
+            "language": hyp.language,
+        }
+        row.update({name: s.sentence_score(hyp, refs) for name, s in scorers.items()})
+        row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
+        results.append(row)
+    assert scorers is not None
+    if args.format == "json":
+        emit_json(results[0] if len(results) == 1 else results)
+        return 0
+    for row in results:
+        refs_text = ", ".join(row["references"])
+        print(f"{row['hypothesis']}  vs  {refs_text}")
+        for name in scorers:
+            print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
+    return 0
+
+
+def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
+    """Metrics outside the BLEU family (e.g. RUBY) through the metric registry."""
+    from crystal_lsp.cli.common import tokenize_file
+    from crystal_lsp.metrics import MetricConfig, PreparedItem, make_metric
+
+    if args.lines or args.jsonl:
+        raise CrystalError(
+            "corpus mode supports the BLEU family only (bleu, crystalbleu, crystalbleu-if)"
+        )
+    if args.example:
+        hyp_path, ref_paths, _ = _example_paths()
+        args.lang = args.lang or "java"
+    else:
+        if not args.hyp or not args.ref:
+            raise CrystalError("give --hyp FILE and at least one --ref FILE")
+        hyp_path, ref_paths = args.hyp, args.ref
+    hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
+    refs = [
+        tokenize_file(r, args.lang or hyp.language, args.max_bytes, args.keep_comments)
+        for r in ref_paths
+    ]
+    codes = [read_code(p, args.max_bytes) for p in [hyp_path, *ref_paths]]
+    items = [PreparedItem(code, toks) for code, toks in zip(codes, [hyp, *refs])]
+    sset = load_or_build_sset(args, hyp.language) if any(m in NEEDS_SSET for m in metrics) else None
+    config = MetricConfig(
+        sset=sset,
+        smoothing=Smoothing.parse(args.smoothing),
+        max_n=args.max_n,
+        language=hyp.language,
+    )
+    row: dict[str, Any] = {
+        "hypothesis": hyp_path,
+        "references": ref_paths,
+        "language": hyp.language,
+        "signatures": {},
+    }
+    for name in metrics:
+        metric = make_metric(name, config)
+        metric.prepare(items)
+        row[name] = metric.score(0, list(range(1, len(items))))
+        row["signatures"][name] = metric.signature
+        extra = getattr(metric, "last_details", None)
+        if extra:
+            row.setdefault("details", {})[name] = extra
+    if args.format == "json":
+        emit_json(row)
+    else:
+        print(f"{hyp_path}  vs  {', '.join(ref_paths)}")
+        for name in metrics:
+            print(
+                f"  {LABELS.get(name, name.upper()):<15}{row[name]:.4f}  {row['signatures'][name]}"
+            )
+    return 0

@@ -1,0 +1,280 @@
+"""``crystal-lsp sset build|show``: the trivially shared set S and its frequency curve."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from typing import Any
+
+from crystal_lsp.cli.common import (
+    add_format,
+    add_progress,
+    emit_json,
+    progress_bar,
+    progress_enabled,
+    walk_files,
+    warn,
+)
+from crystal_lsp.datasets import iter_items
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.parallel import Job, tokenize_many
+from crystal_lsp.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
+from crystal_lsp.sset import (
+    DEFAULT_K,
+    TIE_BREAKS,
+    TriviallySharedSet,
+    build_sset,
+    builtin_sset,
+    suggest_k,
+)
+
+DATASET_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("sset", help="build or show a trivially shared set S")
+    cmds = p.add_subparsers(dest="sset_command", required=True, metavar="{build,show}")
+    b = cmds.add_parser(
+        "build",
+        help="the k most frequent 1..n-grams of a corpus",
+        description="Count every 1..max-n-gram of every file (or dataset item) and keep the k "
+        "most frequent. Ties: higher count, then lower order, then tokens in code-point order.",
+        epilog="examples:\n  crystal-lsp sset build src/ --lang java -k 500 -o java.sset.json\n"
+        "  crystal-lsp sset build data.jsonl.gz --split train -o s.json.gz",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    b.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or JSONL datasets")
+    b.add_argument("-k", type=int, default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})")
+    b.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="where to write S (.json or .json.gz)"
+    )
+    b.add_argument("--lang", help="language; default: the one language of the files")
+    b.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    b.add_argument(
+        "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
+    )
+    b.add_argument("--split", help="for datasets: only items of this split (e.g. train)")
+    b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
+    b.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
+    b.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip files larger than this"
+    )
+    b.add_argument(
+        "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
+    )
+    add_format(b)
+    add_progress(b)
+    b.set_defaults(run=run_build)
+    s = cmds.add_parser("show", help="show S, its frequency curve and the suggested k")
+    s.add_argument("file", metavar="FILE", help="an S file from `sset build`")
+    s.add_argument("--top", type=int, default=20, help="how many n-grams to list (default: 20)")
+    s.add_argument(
+        "--plot", metavar="PNG", help="save the frequency curve as an image (needs matplotlib)"
+    )
+    add_format(s)
+    s.set_defaults(run=run_show)
+
+
+def _is_dataset(path: str) -> bool:
+    return path.endswith(DATASET_SUFFIXES) and os.path.isfile(path)
+
+
+def collect_jobs(
+    paths: list[str], language: str | None, split: str | None, max_bytes: int
+) -> tuple[list[Job], str, list[tuple[str, str]]]:
+    """Tokenizer jobs for the files/items of one language, and the files skipped (with why).
+
+    Files are recognised by name (then shebang); with ``language`` given, files of other
+    languages are left out, without it all files must be of one language.
+    """
+    wanted = canonical_name(resolve_lexer(language)) if language else None
+    jobs: list[Job] = []
+    skipped: list[tuple[str, str]] = []
+    by_language: Counter[str] = Counter()
+    for path in paths:
+        if _is_dataset(path):
+            for item in iter_items(path):
+                if split and item.split != split:
+                    continue
+                name = wanted or canonical_name(
+                    resolve_lexer(item.lang or None, None, item.code, guess=False)
+                )
+                by_language[name] += 1
+                jobs.append((f"{path}#{item.id}", item.code, name))
+            continue
+        for file in walk_files([path]):
+            try:
+                source = read_source(file, max_bytes)
+            except SkippedFile as exc:
+                skipped.append((file, exc.reason))
+                continue
+            name = canonical_name(resolve_lexer(None, file, source.text, guess=False))
+            if name == GENERIC:
+                skipped.append((file, "unknown language"))
+                continue
+            if wanted and name != wanted:
+                continue
+            by_language[name] += 1
+            jobs.append((file, source.text, name))
+    if not jobs:
+        raise CrystalError(
+            "no code found in the given paths" + (f" for {wanted}" if wanted else "")
+        )
+    if wanted:
+        return jobs, wanted, skipped
+    if len(by_language) > 1:
+        found = ", ".join(f"{lang} ({n})" for lang, n in by_language.most_common())
+        raise CrystalError(f"the paths hold several languages ({found}); choose one with --lang")
+    return jobs, next(iter(by_language)), skipped
+
+
+def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
+    """Tokenize the paths (in parallel) and build S."""
+    jobs, chosen, skipped = collect_jobs(
+        args.paths if hasattr(args, "paths") else args.corpus,
+        language,
+        getattr(args, "split", None),
+        args.max_bytes,
+    )
+    for file, reason in skipped[:20]:
+        warn(f"skipped {file}: {reason}")
+    if len(skipped) > 20:
+        warn(f"... and {len(skipped) - 20} more skipped files")
+    with progress_bar(len(jobs), "tokenizing", progress_enabled(args)) as update:
+        streams = tokenize_many(
+            jobs,
+            processes=getattr(args, "jobs", None),
+            keep_comments=args.keep_comments,
+            progress=update,
+        )
+    lexer = resolve_lexer(chosen)
+    return build_sset(
+        (t.texts for t in streams),
+        k,
+        args.max_n,
+        language=chosen,
+        tie_break=getattr(args, "tie_break", "canonical"),
+        tokenizer=lexer_label(lexer) + (" comments:yes" if args.keep_comments else ""),
+    )
+
+
+def load_or_build_sset(args: argparse.Namespace, language: str) -> TriviallySharedSet:
+    """S for ``score``/``disting``: from --sset, --corpus, or the built-in set of the language."""
+    if getattr(args, "sset", None):
+        return TriviallySharedSet.load(args.sset)
+    if getattr(args, "corpus", None):
+        return build_from_paths(args, language, args.k)
+    builtin = builtin_sset(language)
+    if builtin is None:
+        raise CrystalError(
+            f"no built-in trivially shared set for {language}: pass --sset FILE or --corpus PATH"
+        )
+    if args.k != builtin.k:
+        builtin = builtin.restricted(args.k) if args.k < builtin.k else builtin
+        if args.k > builtin.k:
+            warn(f"the built-in {language} set has only k={builtin.k}; using that")
+    return builtin
+
+
+def curve_table(curve: list[int]) -> list[tuple[int, int]]:
+    """(rank, count) at ranks 1, 2, 5, 10, 20, 50, ... within the curve."""
+    rows = []
+    rank = 1
+    steps = (1, 2, 5)
+    decade = 1
+    while rank <= len(curve):
+        rows.append((rank, curve[rank - 1]))
+        for step in steps:
+            candidate = step * decade
+            if candidate > rank:
+                rank = candidate
+                break
+        else:
+            decade *= 10
+            rank = decade
+    return rows
+
+
+def _report(sset: TriviallySharedSet, top: int, fmt: str, output: str | None) -> None:
+    curve = list(sset.meta.get("curve", []))
+    knee = suggest_k(curve) if len(curve) > 20 else None
+    if fmt == "json":
+        emit_json(
+            {
+                "file": output,
+                "language": sset.language,
+                "k": sset.k,
+                "max_n": sset.max_n,
+                "documents": sset.documents,
+                "tokens": sset.tokens,
+                "fingerprint": sset.fingerprint(),
+                "suggested_k": knee,
+                "tie_break": sset.tie_break,
+                "tokenizer": sset.tokenizer,
+                "top": [{"ngram": list(g), "count": c} for g, c in sset.top(top)],
+                "curve": [{"rank": r, "count": c} for r, c in curve_table(curve)],
+            }
+        )
+        return
+    print(
+        f"S: {sset.language or '?'}  k={sset.k}  n<={sset.max_n}  from {sset.documents:,} documents, "
+        f"{sset.tokens:,} tokens  fingerprint {sset.fingerprint()}"
+        + (f"  -> {output}" if output else "")
+    )
+    if knee is not None:
+        print(f"suggested k (knee of the frequency curve): {knee}")
+    if curve:
+        print("\n  rank      count")
+        for rank, count in curve_table(curve):
+            marker = "  <- k" if rank == sset.k else ""
+            print(f"  {rank:>6}  {count:>9,}{marker}")
+    if top:
+        print(f"\n  top {min(top, len(sset))} n-grams:")
+        for rank, (gram, count) in enumerate(sset.top(top), 1):
+            print(f"  {rank:>4}. {count:>9,}  {' '.join(gram)}")
+
+
+def plot_curve(sset: TriviallySharedSet, path: str) -> None:
+    """Save the rank-frequency curve (log-log) with k and the knee marked."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CrystalError("--plot needs matplotlib: pip install 'crystal-lsp[plot]'") from None
+    curve = list(sset.meta.get("curve", []))
+    if not curve:
+        raise CrystalError("this S file has no frequency curve to plot")
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
+    ax.loglog(range(1, len(curve) + 1), curve, color="#1f77b4")
+    ax.axvline(sset.k, color="#d62728", linestyle="--", label=f"k = {sset.k}")
+    if len(curve) > 20:
+        knee = suggest_k(curve)
+        ax.axvline(knee, color="#2ca02c", linestyle=":", label=f"knee = {knee}")
+    ax.set_xlabel("rank of n-gram")
+    ax.set_ylabel("count in corpus")
+    ax.set_title(f"Most frequent 1-{sset.max_n}-grams ({sset.language})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    sset = build_from_paths(args, args.lang, args.k)
+    sset.save(args.output)
+    _report(sset, 10, args.format, args.output)
+    if args.plot:
+        plot_curve(sset, args.plot)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    sset = TriviallySharedSet.load(args.file)
+    _report(sset, args.top, args.format, None)
+    if args.plot:
+        plot_curve(sset, args.plot)
+    return 0

@@ -1,0 +1,390 @@
+"""CrystalBLEU: BLEU without the trivially shared n-grams (Eghbali & Pradel, ASE 2022).
+
+Two ways of discounting the n-grams of S (Algorithm 1, line 22):
+
+``remove`` (the paper's choice, and the ``crystalbleu`` package's ``ignoring=``)
+    n-grams in S are dropped from the hypothesis counts and the reference max-counts.
+
+``weight`` (inverse frequency)
+    every n-gram ``g`` in S counts ``w(g) = 1 / max(1, ln f(g))`` times, where ``f(g)`` is its
+    count in the corpus S was built from; other n-grams count once. The modified precision of
+    order n is ``sum_g w(g) min(h_g, r_g) / sum_g w(g) h_g`` (``1`` when the hypothesis has no
+    n-gram of that order, as in BLEU). ``w`` lies in (0, 1], falls as ``f`` grows and tends
+    to 0 (removal) as ``f`` tends to infinity; with S empty the score is BLEU's. The paper's
+    one-sentence description ("divide by the logarithm of counts in S") leaves ``f <= e``
+    undefined or >1; the ``max(1, .)`` keeps S members from ever weighing more than other
+    n-grams. Sums are exactly rounded (``math.fsum``), so results do not depend on hash order.
+
+Everything else (clipping, brevity penalty, weights, smoothing) is NLTK's, see :mod:`bleu`.
+
+``corpus_bleu`` and ``sentence_bleu`` are drop-in replacements for the ``crystalbleu`` package's
+functions (and for NLTK's when ``ignoring`` is None). They cache the n-gram profile of every
+sequence they see (bounded by ``PROFILE_CACHE_TOKENS``), so scoring many candidates against the
+same references, or a corpus whose sequences repeat, does the counting once. ``ignoring`` is
+identified by object identity and length between calls: pass a frozenset or a
+:class:`TriviallySharedSet`, or do not mutate the dict in place between calls.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crystal_lsp.bleu import (
+    DEFAULT_WEIGHTS,
+    Score,
+    SmoothingCallable,
+    _check_pair_counts,
+    bleu_from_counts,
+    closest_ref_length,
+    ignore_set,
+    max_order,
+)
+from crystal_lsp.bleu import modified_precision as modified_precision
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.ngrams import Ngram, Profile, as_sequence, build_profile, clipped_counts, merge_max
+from crystal_lsp.signature import Signature
+from crystal_lsp.smoothing import Smoothing
+from crystal_lsp.sset import TriviallySharedSet
+
+VARIANTS = ("remove", "weight")
+PROFILE_CACHE_TOKENS = 2_000_000
+
+
+class _ProfileCache:
+    """Profiles keyed by (token tuple, max n, ignore-set id), evicted oldest first."""
+
+    def __init__(self, max_tokens: int) -> None:
+        self.max_tokens = max_tokens
+        self._data: dict[tuple[Any, ...], Profile] = {}
+        self._tokens = 0
+
+    def get(
+        self, seq: Sequence[Any], max_n: int, ignore: frozenset[Ngram] | None, ignore_id: int
+    ) -> Profile:
+        key = (tuple(seq), max_n, ignore_id)
+        found = self._data.get(key)
+        if found is not None:
+            return found
+        profile = build_profile(seq, max_n, ignore)
+        self._tokens += len(seq)
+        while self._tokens > self.max_tokens and self._data:
+            oldest = next(iter(self._data))
+            self._tokens -= len(oldest[0])
+            del self._data[oldest]
+        self._data[key] = profile
+        return profile
+
+    def clear(self) -> None:
+        self._data.clear()
+        self._tokens = 0
+
+
+class _IgnoreRegistry:
+    """Stable small ids for ``ignoring`` arguments, so profile cache keys stay cheap."""
+
+    def __init__(self) -> None:
+        self._by_object: dict[int, tuple[Any, int, frozenset[Ngram] | None, int]] = {}
+        self._next = 1
+
+    def resolve(self, ignoring: Any) -> tuple[frozenset[Ngram] | None, int]:
+        if ignoring is None:
+            return None, 0
+        entry = self._by_object.get(id(ignoring))
+        if entry is not None and entry[0] is ignoring and entry[1] == len(ignoring):
+            return entry[2], entry[3]
+        frozen = ignore_set(ignoring)
+        ident = self._next
+        self._next += 1
+        if len(self._by_object) >= 16:
+            self._by_object.clear()
+        self._by_object[id(ignoring)] = (ignoring, len(ignoring), frozen, ident)
+        return frozen, ident
+
+
+_CACHE = _ProfileCache(PROFILE_CACHE_TOKENS)
+_IGNORES = _IgnoreRegistry()
+
+
+def clear_caches() -> None:
+    """Forget every cached profile (for memory-sensitive callers and benchmarks)."""
+    _CACHE.clear()
+
+
+def corpus_bleu(
+    list_of_references: Sequence[Sequence[Sequence[Any]]],
+    hypotheses: Sequence[Sequence[Any]],
+    weights: Any = DEFAULT_WEIGHTS,
+    smoothing_function: SmoothingCallable | None = None,
+    auto_reweigh: bool = False,
+    ignoring: Any = None,
+) -> Score:
+    """Corpus-level (Crystal)BLEU, identical to NLTK 3.10.4 and to ``crystalbleu`` 0.2.
+
+    ``ignoring`` is S (a dict, set, frozenset, list of n-gram tuples, or a
+    :class:`TriviallySharedSet`); its n-grams are removed from both sides. Several weight tuples
+    give a list of scores, as in NLTK.
+    """
+    _check_pair_counts(list_of_references, hypotheses)
+    order = max_order(weights)
+    ignore, ignore_id = _IGNORES.resolve(ignoring)
+    nums = [0] * order
+    dens = [0] * order
+    hyp_total = ref_total = 0
+    refs: list[Sequence[Any]] = []
+    hyp: Sequence[Any] = ()
+    for references, hypothesis in zip(list_of_references, hypotheses):
+        hyp = as_sequence(hypothesis)
+        refs = [as_sequence(r) for r in references]
+        if not refs:
+            raise CrystalError("a hypothesis needs at least one reference")
+        hp = _CACHE.get(hyp, order, ignore, ignore_id)
+        rp = merge_max([_CACHE.get(r, order, ignore, ignore_id) for r in refs])
+        clipped = clipped_counts(hp, rp)
+        for i in range(order):
+            nums[i] += clipped[i]
+            dens[i] += max(1, hp.totals[i])
+        hyp_total += len(hyp)
+        ref_total += closest_ref_length(refs, len(hyp))
+    return bleu_from_counts(
+        nums,
+        dens,
+        hyp_total,
+        ref_total,
+        weights,
+        smoothing_function,
+        auto_reweigh,
+        references=refs,
+        hypothesis=hyp,
+    )
+
+
+def sentence_bleu(
+    references: Sequence[Sequence[Any]],
+    hypothesis: Sequence[Any],
+    weights: Any = DEFAULT_WEIGHTS,
+    smoothing_function: SmoothingCallable | None = None,
+    auto_reweigh: bool = False,
+    ignoring: Any = None,
+) -> Score:
+    """Sentence-level (Crystal)BLEU: ``corpus_bleu([references], [hypothesis], ...)``."""
+    return corpus_bleu(
+        [references], [hypothesis], weights, smoothing_function, auto_reweigh, ignoring
+    )
+
+
+def inverse_frequency_weight(count: int) -> float:
+    """``1 / max(1, ln count)``: the weight of an n-gram of S seen ``count`` times in the corpus."""
+    return 1.0 / max(1.0, math.log(count)) if count > 0 else 1.0
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Summed modified-precision counts of one or more pairs, ready to become a score."""
+
+    numerators: tuple[float, ...]
+    denominators: tuple[float, ...]
+    hyp_len: int
+    ref_len: int
+
+
+class CrystalBLEU:
+    """A configured CrystalBLEU (or BLEU, with ``sset=None``) for scoring many pairs.
+
+    Profiles of token sequences are cached per instance (by content), so a reference scored
+    against many hypotheses is counted once. Use :meth:`profile` to precompute profiles of items
+    you will pair up repeatedly (distinguishability, clone search) and :meth:`score_profiles`.
+    """
+
+    def __init__(
+        self,
+        sset: TriviallySharedSet | None = None,
+        *,
+        variant: str = "remove",
+        max_n: int = 4,
+        smoothing: Smoothing | None = None,
+        weights: Sequence[float] | None = None,
+        language: str = "-",
+        comments: bool = False,
+        cache_tokens: int = PROFILE_CACHE_TOKENS,
+    ) -> None:
+        if variant not in VARIANTS:
+            raise CrystalError(f"unknown CrystalBLEU variant {variant!r} (use remove or weight)")
+        if max_n < 1:
+            raise CrystalError(f"max n must be at least 1, not {max_n}")
+        self.sset = sset
+        self.variant = variant
+        self.max_n = max_n
+        self.smoothing = smoothing if smoothing is not None else Smoothing()
+        self.weights = tuple(weights) if weights is not None else (1.0 / max_n,) * max_n
+        if len(self.weights) != max_n:
+            raise CrystalError(f"{len(self.weights)} weights given for max n {max_n}")
+        self._smoothing_function = self.smoothing.function
+        self._cache = _ProfileCache(cache_tokens)
+        self._ignore = sset.as_frozenset() if sset is not None and variant == "remove" else None
+        self._weights_by_gram: dict[Ngram, float] = {}
+        if sset is not None and variant == "weight":
+            self._weights_by_gram = {g: inverse_frequency_weight(c) for g, c in sset.counts.items()}
+        self._weighted_grams = [
+            frozenset(g for g in self._weights_by_gram if len(g) == n) for n in range(1, max_n + 1)
+        ]
+        self.language = language
+        self.comments = comments
+
+    @property
+    def name(self) -> str:
+        """``bleu`` without S, else ``crystalbleu`` (or ``crystalbleu-if`` for weighting)."""
+        if self.sset is None:
+            return "bleu"
+        return "crystalbleu" if self.variant == "remove" else "crystalbleu-if"
+
+    @property
+    def signature(self) -> Signature:
+        """What every score of this instance depends on."""
+        return Signature(
+            metric=self.name,
+            language=self.language,
+            comments="yes" if self.comments else "no",
+            k=self.sset.k if self.sset is not None else 0,
+            max_n=self.max_n,
+            smoothing=self.smoothing.label,
+            variant=self.variant,
+            sset=self.sset.fingerprint() if self.sset is not None else "-",
+        )
+
+    def profile(self, tokens: Iterable[Any]) -> Profile:
+        """The (cached) n-gram profile of a token sequence under this instance's S."""
+        seq = as_sequence(tokens)
+        return self._cache.get(seq, self.max_n, self._ignore, 1 if self._ignore is not None else 0)
+
+    def counts(
+        self, hyp: Profile, refs: Sequence[Profile], ref_lengths: Sequence[int] | None = None
+    ) -> Counts:
+        """Modified-precision counts of one pair of profiles."""
+        if not refs:
+            raise CrystalError("a hypothesis needs at least one reference")
+        ref = merge_max(refs)
+        lengths = ref_lengths if ref_lengths is not None else [r.length for r in refs]
+        closest = min(lengths, key=lambda r: (abs(r - hyp.length), r))
+        if not self._weights_by_gram:
+            clipped = clipped_counts(hyp, ref)
+            return Counts(tuple(clipped), tuple(max(1, t) for t in hyp.totals), hyp.length, closest)
+        return self._weighted_counts(hyp, ref, closest)
+
+    def _weighted_counts(self, hyp: Profile, ref: Profile, closest: int) -> Counts:
+        nums: list[float] = []
+        dens: list[float] = []
+        weight_of = self._weights_by_gram
+        for i in range(self.max_n):
+            hd, hr, rd, rr = hyp.distinct[i], hyp.repeated[i], ref.distinct[i], ref.repeated[i]
+            grams_s = self._weighted_grams[i]
+            common = hd & rd
+            common_s = common & grams_s
+            hyp_s = hd & grams_s
+            plain_clipped = len(common) - len(common_s)
+            for g in (hr.keys() & rr.keys()) - common_s:
+                plain_clipped += min(hr[g], rr[g]) - 1
+            num_terms: list[float] = [plain_clipped]
+            num_terms.extend(weight_of[g] * min(hr.get(g, 1), rr.get(g, 1)) for g in common_s)
+            plain_total = hyp.totals[i] - sum(hr.get(g, 1) for g in hyp_s)
+            den_terms: list[float] = [plain_total]
+            den_terms.extend(weight_of[g] * hr.get(g, 1) for g in hyp_s)
+            nums.append(math.fsum(num_terms))
+            dens.append(math.fsum(den_terms) if hyp.totals[i] > 0 else 1)
+        return Counts(tuple(nums), tuple(dens), hyp.length, closest)
+
+    def score_counts(
+        self,
+        counts: Counts,
+        *,
+        references: Sequence[Sequence[Any]] = (),
+        hypothesis: Sequence[Any] = (),
+    ) -> float:
+        """Turn counts into a score (smoothing, weights, brevity penalty)."""
+        score = bleu_from_counts(
+            counts.numerators,
+            counts.denominators,
+            counts.hyp_len,
+            counts.ref_len,
+            self.weights,
+            self._smoothing_function,
+            False,
+            references=references,
+            hypothesis=hypothesis,
+            precision=_FloatPrecision if self._weights_by_gram else None,
+        )
+        assert isinstance(score, float)
+        return score
+
+    def score_profiles(
+        self,
+        hyp: Profile,
+        refs: Sequence[Profile],
+        *,
+        hypothesis: Sequence[Any] = (),
+        references: Sequence[Sequence[Any]] = (),
+    ) -> float:
+        """Sentence-level score of one hypothesis profile against reference profiles.
+
+        Smoothing methods 5-7 need the token sequences themselves; pass them too.
+        """
+        if self.smoothing.method >= 5 and not hypothesis:
+            raise CrystalError("smoothing methods 5-7 need the hypothesis and reference tokens")
+        return self.score_counts(
+            self.counts(hyp, refs), references=references, hypothesis=hypothesis
+        )
+
+    def sentence_score(
+        self, hypothesis: Iterable[Any], references: Sequence[Iterable[Any]]
+    ) -> float:
+        """Score one hypothesis against its references (token sequences)."""
+        hyp = as_sequence(hypothesis)
+        refs = [as_sequence(r) for r in references]
+        return self.score_profiles(
+            self.profile(hyp), [self.profile(r) for r in refs], hypothesis=hyp, references=refs
+        )
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[Iterable[Any]],
+        list_of_references: Sequence[Sequence[Iterable[Any]]],
+    ) -> float:
+        """Corpus-level score: counts summed over all pairs before dividing (NLTK semantics)."""
+        _check_pair_counts(list_of_references, hypotheses)
+        nums = [0.0] * self.max_n
+        dens = [0.0] * self.max_n
+        hyp_total = ref_total = 0
+        hyp: Sequence[Any] = ()
+        refs: list[Sequence[Any]] = []
+        for hypothesis, references in zip(hypotheses, list_of_references):
+            hyp = as_sequence(hypothesis)
+            refs = [as_sequence(r) for r in references]
+            c = self.counts(self.profile(hyp), [self.profile(r) for r in refs])
+            for i in range(self.max_n):
+                nums[i] += c.numerators[i]
+                dens[i] += c.denominators[i]
+            hyp_total += c.hyp_len
+            ref_total += c.ref_len
+        if not self._weights_by_gram:
+            nums_out: tuple[float, ...] = tuple(int(x) for x in nums)
+            dens_out: tuple[float, ...] = tuple(int(x) for x in dens)
+        else:
+            nums_out, dens_out = tuple(nums), tuple(dens)
+        return self.score_counts(
+            Counts(nums_out, dens_out, hyp_total, ref_total), references=refs, hypothesis=hyp
+        )
+
+
+class _FloatPrecision(float):
+    """A float precision that also answers ``numerator``/``denominator`` (for methods 5-7)."""
+
+    numerator: float
+    denominator: float
+
+    def __new__(cls, numerator: float, denominator: float) -> _FloatPrecision:
+        self = super().__new__(cls, numerator / denominator)
+        self.numerator = numerator
+        self.denominator = denominator
+        return self

@@ -1,0 +1,93 @@
+"""Class-labeled code datasets: JSONL lines ``{"id", "class", "lang", "code"[, "split"]}``.
+
+Files may be gzip-compressed (``.gz``). Items without a ``split`` are assigned one by a seeded,
+per-class stratified 30 % train / 70 % test split (the shared datasets' convention).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import random
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from crystal_lsp.errors import CrystalError
+
+TRAIN_FRACTION = 0.3
+
+
+@dataclass(frozen=True)
+class Item:
+    """One labeled program."""
+
+    id: str
+    cls: str
+    lang: str
+    code: str
+    split: str = ""
+
+
+def _open_text(path: str) -> io.TextIOBase:
+    try:
+        raw = open(path, "rb")
+    except OSError as exc:
+        raise CrystalError(f"{path}: cannot read dataset ({exc.strerror})") from None
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    stream = gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw
+    return io.TextIOWrapper(stream, encoding="utf-8", errors="strict")  # type: ignore[arg-type]
+
+
+def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
+    """Stream the items of a JSONL dataset, with one-line errors naming the bad line."""
+    name = os.fspath(path)
+    with _open_text(name) as fh:
+        try:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    yield Item(
+                        str(row["id"]),
+                        str(row["class"]),
+                        str(row.get("lang", "")),
+                        str(row["code"]),
+                        str(row.get("split", "")),
+                    )
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise CrystalError(
+                        f"{name}:{lineno}: not a dataset line with id, class and code ({exc})"
+                    ) from None
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise CrystalError(f"{name}: unreadable dataset ({exc})") from None
+
+
+def load_items(path: str | os.PathLike[str], seed: int = 20220) -> list[Item]:
+    """All items of a dataset, with a split assigned where the file has none."""
+    items = list(iter_items(path))
+    if not items:
+        raise CrystalError(f"{os.fspath(path)}: the dataset is empty")
+    if all(item.split in ("train", "test") for item in items):
+        return items
+    return assign_splits(items, seed)
+
+
+def assign_splits(items: list[Item], seed: int) -> list[Item]:
+    """Stratified per class: about 30 % of each class's items become ``train``."""
+    rng = random.Random(seed)
+    by_class: dict[str, list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        by_class[item.cls].append(index)
+    train: set[int] = set()
+    for cls in sorted(by_class):
+        members = by_class[cls]
+        rng.shuffle(members)
+        train.update(members[: round(len(members) * TRAIN_FRACTION)])
+    return [
+        Item(it.id, it.cls, it.lang, it.code, "train" if i in train else "test")
+        for i, it in enumerate(items)
+    ]

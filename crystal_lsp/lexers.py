@@ -1,0 +1,217 @@
+"""Choosing a Pygments lexer for a piece of code.
+
+The order is: an explicit language name, an editor language id, the file name, a shebang line,
+and finally a guess from the content. When nothing matches, the ``generic`` lexer is used: a small
+language-agnostic lexer (identifiers, numbers, strings, operators and brackets) so that unknown
+files still give meaningful tokens instead of one big ``Text`` token.
+
+Lexers are created with ``stripnl=False, ensurenl=False`` so that token offsets index the raw
+source (Pygments' defaults strip leading newlines and append one at the end).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+
+import pygments
+from pygments.lexer import Lexer, RegexLexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename, guess_lexer
+from pygments.token import Name, Number, Operator, Punctuation, String, Text
+from pygments.util import ClassNotFound
+
+from crystal_lsp.errors import CrystalError
+
+GENERIC = "generic"
+LEXER_OPTIONS = {"stripnl": False, "ensurenl": False}
+
+# Editor language ids (VS Code's, which most clients reuse) whose name is not a Pygments alias.
+EDITOR_LANGUAGE_IDS = {
+    "javascriptreact": "jsx",
+    "typescriptreact": "tsx",
+    "shellscript": "bash",
+    "objective-c": "objective-c",
+    "objective-cpp": "objective-c++",
+    "csharp": "csharp",
+    "fsharp": "fsharp",
+    "vb": "vbnet",
+    "plaintext": "text",
+    "jsonc": "json",
+    "dockercompose": "yaml",
+    "terraform": "terraform",
+    "proto3": "protobuf",
+    "cuda-cpp": "cuda",
+}
+
+# File name suffixes whose Pygments match is ambiguous or wrong for code bases.
+SUFFIXES = {
+    ".pl": "perl",
+    ".pm": "perl",
+    ".t": "perl",
+    ".r": "r",
+    ".sql": "sql",
+    ".h": "c",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".m": "objective-c",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".pyi": "python",
+    ".pyw": "python",
+}
+
+SHEBANG_INTERPRETERS = {
+    "python": "python",
+    "pypy": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "bash": "bash",
+    "sh": "bash",
+    "zsh": "zsh",
+    "ksh": "bash",
+    "dash": "bash",
+    "ruby": "ruby",
+    "perl": "perl",
+    "php": "php",
+    "lua": "lua",
+    "tclsh": "tcl",
+    "Rscript": "r",
+}
+
+_SHEBANG = re.compile(r"#!\s*(\S+)(?:\s+(\S+))?")
+_VERSION_SUFFIX = re.compile(r"[\d.]+$")
+
+
+class GenericCodeLexer(RegexLexer):  # type: ignore[misc]
+    """A language-agnostic lexer for files no Pygments lexer claims."""
+
+    name = "Generic code"
+    aliases = [GENERIC]  # noqa: RUF012 - Pygments' class-attribute protocol
+    filenames: list[str] = []  # noqa: RUF012
+
+    tokens = {  # noqa: RUF012
+        "root": [
+            (r"\s+", Text.Whitespace),
+            (r'"(?:\\.|[^"\\\n])*"?', String),
+            (r"'(?:\\.|[^'\\\n])*'?", String),
+            (r"`(?:\\.|[^`\\])*`?", String),
+            (r"0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?", Number),
+            (r"[^\W\d]\w*", Name),
+            (r"[()\[\]{},;.]", Punctuation),
+            (r"[-+*/%=<>!&|^~?:@#$\\]+", Operator),
+            (r".", Text),
+        ]
+    }
+
+
+def canonical_name(lexer: Lexer) -> str:
+    """The language name crystal_lsp uses for a lexer: its first Pygments alias."""
+    aliases = getattr(lexer, "aliases", None) or [type(lexer).__name__.lower()]
+    return str(aliases[0])
+
+
+@functools.lru_cache(maxsize=256)
+def _lexer_by_name(name: str) -> Lexer:
+    if name == GENERIC:
+        return GenericCodeLexer(**LEXER_OPTIONS)
+    return get_lexer_by_name(name, **LEXER_OPTIONS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lexer_for_suffix(basename: str) -> Lexer | None:
+    _, suffix = os.path.splitext(basename)
+    mapped = SUFFIXES.get(suffix.lower())
+    if mapped is not None:
+        return _lexer_by_name(mapped)
+    try:
+        found = get_lexer_for_filename(basename, **LEXER_OPTIONS)
+    except ClassNotFound:
+        return None
+    if canonical_name(found) == "text":
+        return None
+    return _lexer_by_name(canonical_name(found))
+
+
+def lexer_by_language(language: str) -> Lexer:
+    """The lexer for a language name or editor language id; raises ``CrystalError`` if unknown."""
+    key = language.strip()
+    mapped = EDITOR_LANGUAGE_IDS.get(key, key)
+    for candidate in (mapped, mapped.lower()):
+        try:
+            return _lexer_by_name(candidate)
+        except ClassNotFound:
+            continue
+    raise CrystalError(
+        f"unknown language {language!r}: use a Pygments lexer name such as python, java, "
+        f"javascript, c, cpp, go or rust (Pygments {pygments.__version__} knows "
+        "`pygmentize -L lexers`), or 'generic'"
+    )
+
+
+def lexer_for_shebang(source: str) -> Lexer | None:
+    """The lexer named by a ``#!`` first line, if any."""
+    if not source.startswith("#!"):
+        return None
+    match = _SHEBANG.match(source.split("\n", 1)[0])
+    if match is None:
+        return None
+    program = os.path.basename(match.group(1))
+    if program == "env" and match.group(2):
+        program = os.path.basename(match.group(2))
+    program = _VERSION_SUFFIX.sub("", program) or program
+    name = SHEBANG_INTERPRETERS.get(program)
+    return _lexer_by_name(name) if name else None
+
+
+def resolve_lexer(
+    language: str | None = None,
+    filename: str | None = None,
+    source: str | None = None,
+    *,
+    guess: bool = True,
+) -> Lexer:
+    """Pick the lexer for code: language name or editor id, file name, shebang, guess, generic.
+
+    An explicit ``language`` that Pygments does not know raises ``CrystalError``; every other
+    path falls back silently to the next one and finally to the ``generic`` lexer.
+    """
+    if language:
+        return lexer_by_language(language)
+    if filename:
+        found = _lexer_for_suffix(os.path.basename(filename))
+        if found is not None:
+            return found
+    if source:
+        found = lexer_for_shebang(source)
+        if found is not None:
+            return found
+        if guess:
+            guessed = _guess(source)
+            if guessed is not None:
+                return guessed
+    return _lexer_by_name(GENERIC)
+
+
+def _guess(source: str) -> Lexer | None:
+    try:
+        guessed = guess_lexer(source[:20_000])
+    except ClassNotFound:
+        return None
+    name = canonical_name(guessed)
+    # Pygments' guesses for arbitrary snippets are unreliable; only trust languages people
+    # paste into an editor, and only when the lexer claims the text with some confidence.
+    if name in {"text", "output"} or guessed.analyse_text(source[:20_000]) < 0.3:
+        return None
+    return _lexer_by_name(name)
+
+
+def language_of(lexer: Lexer) -> str:
+    """Alias for :func:`canonical_name`, named for readability at call sites."""
+    return canonical_name(lexer)
+
+
+def lexer_label(lexer: Lexer) -> str:
+    """A short label naming the lexer class and Pygments version, for signatures."""
+    return f"{type(lexer).__name__}@pygments-{pygments.__version__}"
