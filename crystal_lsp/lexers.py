@@ -24,6 +24,67 @@ from pygments.util import ClassNotFound
 from crystal_lsp.errors import CrystalError
 
 GENERIC = "generic"
+# Languages the clone finder indexes by default (canonical names, see ``canonical_name``):
+# programming languages, not markup, data or configuration formats.
+PROGRAMMING_LANGUAGES = frozenset(
+    {
+        "awk",
+        "bash",
+        "c",
+        "clojure",
+        "coffeescript",
+        "cpp",
+        "cr",
+        "csharp",
+        "cuda",
+        "cython",
+        "d",
+        "dart",
+        "delphi",
+        "elixir",
+        "elm",
+        "erlang",
+        "fortran",
+        "fsharp",
+        "gdscript",
+        "go",
+        "groovy",
+        "haskell",
+        "java",
+        "javascript",
+        "jsx",
+        "julia",
+        "kotlin",
+        "lua",
+        "matlab",
+        "nimrod",
+        "objective-c",
+        "objective-c++",
+        "ocaml",
+        "perl",
+        "php",
+        "powershell",
+        "purescript",
+        "python",
+        "racket",
+        "ruby",
+        "rust",
+        "scala",
+        "scheme",
+        "solidity",
+        "splus",
+        "sql",
+        "swift",
+        "tcl",
+        "tsx",
+        "typescript",
+        "vala",
+        "vb.net",
+        "vue",
+        "zig",
+        "zsh",
+    }
+)
 LEXER_OPTIONS = {"stripnl": False, "ensurenl": False}
 
 # Editor language ids (VS Code's, which most clients reuse) whose name is not a Pygments alias.

@@ -17,7 +17,7 @@ from crystal_lsp.errors import EXIT_INTERNAL, CrystalError
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every subcommand."""
-    from crystal_lsp.cli import disting, score, sset
+    from crystal_lsp.cli import disting, scan, score, sset
 
     parser = argparse.ArgumentParser(
         prog="crystal-lsp",
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    scan.add_parser(sub)
     score.add_parser(sub)
     sset.add_parser(sub)
     disting.add_parser(sub)

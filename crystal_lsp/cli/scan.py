@@ -1,0 +1,250 @@
+"""``crystal-lsp scan``: near-duplicate code in a repository, as text, JSON or SARIF."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from typing import Any
+
+from crystal_lsp.baseline import load_baseline, without_baselined, write_baseline
+from crystal_lsp.cli.common import add_progress, emit_json, progress_enabled
+from crystal_lsp.config import load_config
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
+from crystal_lsp.findings import Finding
+from crystal_lsp.repo import changed_lines, git_root, list_files
+from crystal_lsp.sarif import to_sarif
+from crystal_lsp.scan import ScanResult, run_scan
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "scan",
+        help="report near-duplicate code in a repository",
+        description="Find clone classes (exact, renamed and near copies of functions, classes, "
+        "blocks and statement runs) in a repository or directory. Settings come from "
+        "[tool.crystal-lsp] in pyproject.toml, overridden by options.",
+        epilog="exit codes: 0 no findings, 1 findings, 2 usage error, 3 internal error\n"
+        "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
+        "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", nargs="?", default=".", help="repository or directory (default: .)")
+    p.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    p.add_argument("--threshold", type=float, help="minimum similarity (default 0.6)")
+    p.add_argument("-k", type=str, dest="k", help="size of S per language, or 'auto'")
+    p.add_argument("--min-tokens", type=int, help="smallest snippet in tokens (default 50)")
+    p.add_argument("--min-lines", type=int, help="smallest snippet in lines (default 5)")
+    p.add_argument(
+        "--lang",
+        action="append",
+        dest="languages",
+        metavar="LANG",
+        help="only these languages (repeatable)",
+    )
+    p.add_argument(
+        "--include", action="append", metavar="GLOB", help="only files matching (repeatable)"
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="GLOB",
+        help="also exclude files matching (repeatable)",
+    )
+    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    p.add_argument(
+        "--baseline", metavar="FILE", help="do not report findings recorded in this baseline file"
+    )
+    p.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="write the current findings to --baseline and exit 0",
+    )
+    p.add_argument(
+        "--new-since",
+        metavar="REF",
+        help="only findings touching code changed since this git revision",
+    )
+    p.add_argument(
+        "--show-ngrams", action="store_true", help="show the non-trivial n-grams copies share"
+    )
+    p.add_argument(
+        "--show-skipped", action="store_true", help="list every skipped file in text output"
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
+    )
+    p.add_argument("--jobs", type=int, help="tokenizer processes (default: all CPUs)")
+    p.add_argument(
+        "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("threshold", "k", "min_tokens", "min_lines", "languages", "include"):
+        value = getattr(args, name)
+        if value is not None:
+            out[name] = value
+    if args.exclude:
+        out["extend_exclude"] = args.exclude
+    if args.no_same_file:
+        out["same_file"] = False
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if not os.path.isdir(args.path):
+        raise CrystalError(f"{args.path}: not a directory")
+    if args.update_baseline and not args.baseline:
+        raise CrystalError("--update-baseline needs --baseline FILE")
+    root = git_root(args.path) if args.new_since else None
+    root = os.path.abspath(root or args.path)
+    config = load_config(root, _overrides(args))
+    paths = list_files(root, config)
+    focus = changed_lines(root, args.new_since) if args.new_since else None
+    if focus is not None:
+        focus = {p: spans for p, spans in focus.items() if p in set(paths)}
+    with _progress(args) as progress:
+        result = run_scan(
+            root,
+            paths,
+            config,
+            focus_lines=focus,
+            progress=progress,
+            use_cache=not args.no_cache,
+            with_ngrams=args.show_ngrams,
+            jobs=args.jobs,
+        )
+    findings = result.findings
+    if args.update_baseline:
+        count = write_baseline(args.baseline, findings)
+        print(
+            f"crystal-lsp: wrote {count} findings to the baseline {args.baseline}", file=sys.stderr
+        )
+        return EXIT_OK
+    baselined = 0
+    if args.baseline:
+        kept = without_baselined(findings, load_baseline(args.baseline))
+        baselined = len(findings) - len(kept)
+        result.findings = kept
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        if args.format == "json":
+            doc = result.to_json(with_ngrams=args.show_ngrams)
+            doc["summary"]["baselined"] = baselined
+            _write_json(doc, out)
+        elif args.format == "sarif":
+            _write_json(to_sarif(result), out)
+        else:
+            _print_text(result, args, baselined, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_FINDINGS if result.findings else EXIT_OK
+
+
+def _write_json(doc: Any, out: Any) -> None:
+    if out is sys.stdout:
+        emit_json(doc)
+        return
+    import json
+
+    json.dump(doc, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+class _progress:
+    """A phase-aware progress bar on stderr."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.enabled = progress_enabled(args)
+        self.bar: Any = None
+        self.phase = ""
+
+    def __enter__(self) -> Any:
+        return self.update if self.enabled else None
+
+    def update(self, phase: str, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if phase != self.phase:
+            if self.bar is not None:
+                self.bar.close()
+            self.bar = tqdm(
+                total=total, desc=phase, file=sys.stderr, leave=False, dynamic_ncols=True
+            )
+            self.phase = phase
+        self.bar.total = total
+        self.bar.n = done
+        self.bar.refresh()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, out: Any) -> None:
+    write = out.write
+    for number, finding in enumerate(result.findings, 1):
+        _print_finding(number, finding, args.show_ngrams, write)
+    copies = sum(len(f.locations) for f in result.findings)
+    langs = ", ".join(f"{lang} S {fp}" for lang, fp in sorted(result.ssets.items()))
+    summary = (
+        f"{len(result.findings)} clone classes ({copies} copies) in {result.files} files, "
+        f"{result.snippets} snippets, threshold {result.config.threshold:g}"
+    )
+    if baselined:
+        summary += f", {baselined} baselined"
+    write(f"\n{summary}\n")
+    if langs:
+        write(f"signature {result.config.signature()}  {langs}\n")
+    if result.skipped:
+        reasons = Counter(_reason_group(r) for _, r in result.skipped)
+        write(
+            f"{len(result.skipped)} files not indexed: "
+            + ", ".join(f"{n} {r}" for r, n in reasons.most_common())
+            + "\n"
+        )
+        shown = (
+            result.skipped
+            if args.show_skipped
+            else [s for s in result.skipped if not s[1].startswith("not indexed")][:20]
+        )
+        for path, reason in shown:
+            write(f"  skipped {path}: {reason}\n")
+        if not args.show_skipped and len(result.skipped) > len(shown):
+            write(f"  ... (--show-skipped lists all {len(result.skipped)})\n")
+
+
+def _reason_group(reason: str) -> str:
+    return reason.split(" (")[0]
+
+
+def _print_finding(number: int, finding: Finding, show_ngrams: bool, write: Any) -> None:
+    head = (
+        f"[{number}] {finding.type} copies, similarity {finding.score:.3f}, {finding.language}, "
+        f"{len(finding.locations)} locations"
+    )
+    write(head + "\n")
+    for loc in finding.locations:
+        what = f"{loc.kind} {loc.name}".rstrip()
+        write(f"  {loc.path}:{loc.first_line}-{loc.last_line}  {what} ({loc.tokens} tokens)\n")
+    for pair in finding.pairs[:6]:
+        a, b = finding.locations[pair.a], finding.locations[pair.b]
+        write(
+            f"    {a.label()} ~ {b.label()}  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}\n"
+        )
+    if len(finding.pairs) > 6:
+        write(f"    ... {len(finding.pairs) - 6} more pairs\n")
+    if show_ngrams and finding.shared_ngrams:
+        write(
+            "    shared non-trivial n-grams: "
+            + "  |  ".join(" ".join(g) for g in finding.shared_ngrams)
+            + "\n"
+        )

@@ -1,0 +1,188 @@
+"""The on-disk cache: diskcache, outside the work tree, holding only verifiable JSON.
+
+Location: ``$CRYSTAL_LSP_CACHE_DIR`` if set, else the user cache directory
+(``platformdirs.user_cache_dir("crystal-lsp")``), one subdirectory per repository (a digest of
+its real path). Nothing is ever written into the repository.
+
+Values are never pickled (a repository controls what gets indexed, and unpickling is code
+execution): each value is ``MAGIC + sha256(payload)[:16] + zlib(JSON payload)``, stored by
+diskcache as raw bytes. A value whose magic, checksum or JSON does not verify is treated as
+missing, deleted, and recomputed; a cache database that SQLite cannot open is moved aside and
+rebuilt. The cache is safe to share between processes (the CLI, the hook and the server).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import time
+import zlib
+from typing import Any
+
+from crystal_lsp.errors import CrystalError
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"CRYSTAL1"
+_HEAD = len(MAGIC) + 16
+ENV_CACHE_DIR = "CRYSTAL_LSP_CACHE_DIR"
+
+
+def cache_root() -> str:
+    """The directory all crystal-lsp caches live in."""
+    configured = os.environ.get(ENV_CACHE_DIR)
+    if configured:
+        return os.path.abspath(configured)
+    import platformdirs
+
+    return platformdirs.user_cache_dir("crystal-lsp", appauthor=False)
+
+
+def repo_cache_dir(root: str) -> str:
+    """The cache directory of one repository (keyed by its real path)."""
+    real = os.path.realpath(root)
+    key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return os.path.join(cache_root(), "repos", f"{os.path.basename(real) or 'root'}-{key}")
+
+
+def encode(value: Any) -> bytes:
+    """JSON-serialise, compress and checksum a value."""
+    payload = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return MAGIC + hashlib.sha256(payload).digest()[:16] + zlib.compress(payload, 1)
+
+
+def decode(blob: Any) -> Any:
+    """Verify and decode a value from :func:`encode`; raises ``ValueError`` if it is corrupt."""
+    if not isinstance(blob, bytes) or not blob.startswith(MAGIC) or len(blob) < _HEAD:
+        raise ValueError("not a crystal-lsp cache value")
+    try:
+        payload = zlib.decompress(blob[_HEAD:])
+    except zlib.error as exc:
+        raise ValueError(f"corrupt cache value ({exc})") from None
+    if hashlib.sha256(payload).digest()[:16] != blob[len(MAGIC) : _HEAD]:
+        raise ValueError("cache value checksum mismatch")
+    return json.loads(payload.decode("utf-8"))
+
+
+def _safe_disk() -> Any:
+    """A diskcache ``Disk`` that stores only bytes and refuses to unpickle anything."""
+    import diskcache
+    from diskcache.core import MODE_PICKLE
+
+    class SafeDisk(diskcache.Disk):  # type: ignore[misc]
+        def store(self, value: Any, read: bool, key: Any = diskcache.core.UNKNOWN) -> Any:
+            if type(value) is not bytes:
+                raise TypeError("crystal-lsp stores only encoded bytes")
+            return super().store(value, read, key=key)
+
+        def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+            if mode == MODE_PICKLE:
+                raise ValueError("refusing to unpickle a cache value")
+            return super().fetch(mode, filename, value, read)
+
+        def get(self, key: Any, raw: bool) -> Any:
+            if not raw:
+                raise ValueError("refusing to unpickle a cache key")
+            return super().get(key, raw)
+
+    return SafeDisk
+
+
+class Store:
+    """A diskcache-backed key/value store of verified JSON values."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self.corrupt_values = 0
+        self._cache = self._open()
+
+    def _open(self) -> Any:
+        import diskcache
+
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            cache = diskcache.Cache(
+                self.directory,
+                disk=_safe_disk(),
+                size_limit=2**32,
+                eviction_policy="least-recently-stored",
+            )
+            cache.get("__probe__")
+            return cache
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, OSError) and not os.path.exists(self.directory):
+                raise CrystalError(
+                    f"cannot create the cache directory {self.directory} ({exc})"
+                ) from None
+            log.warning("cache at %s is unreadable (%s); rebuilding it", self.directory, exc)
+            aside = f"{self.directory}.corrupt-{int(time.time())}-{os.getpid()}"
+            try:
+                os.replace(self.directory, aside)
+                shutil.rmtree(aside, ignore_errors=True)
+            except OSError:
+                shutil.rmtree(self.directory, ignore_errors=True)
+            os.makedirs(self.directory, exist_ok=True)
+            return diskcache.Cache(self.directory, disk=_safe_disk(), size_limit=2**32)
+
+    def get(self, key: str) -> Any:
+        """The value stored under ``key``, or ``None`` if missing or corrupt (then deleted)."""
+        try:
+            blob = self._cache.get(key)
+        except (sqlite3.DatabaseError, OSError, ValueError, EOFError) as exc:
+            log.warning("cache read of %s failed (%s); recomputing", key, exc)
+            self._discard(key)
+            return None
+        if blob is None:
+            return None
+        try:
+            return decode(blob)
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.corrupt_values += 1
+            log.warning("cache value %s is corrupt (%s); recomputing", key, exc)
+            self._discard(key)
+            return None
+
+    def set(self, key: str, value: Any) -> None:
+        """Store a JSON-serialisable value (failures are logged, never fatal)."""
+        try:
+            self._cache.set(key, encode(value))
+        except (sqlite3.DatabaseError, OSError) as exc:
+            log.warning("cache write of %s failed (%s)", key, exc)
+
+    def set_encoded(self, key: str, blob: bytes) -> None:
+        """Store a value already encoded with :func:`encode` (e.g. by a worker process)."""
+        try:
+            self._cache.set(key, blob)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            log.warning("cache write of %s failed (%s)", key, exc)
+
+    def delete(self, key: str) -> None:
+        """Remove a key if present."""
+        self._discard(key)
+
+    def _discard(self, key: str) -> None:
+        try:
+            self._cache.delete(key)
+        except (sqlite3.DatabaseError, OSError):
+            pass
+
+    def clear(self) -> None:
+        """Remove everything."""
+        try:
+            self._cache.clear()
+        except (sqlite3.DatabaseError, OSError):
+            pass
+
+    def close(self) -> None:
+        """Release the database."""
+        self._cache.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
