@@ -240,7 +240,8 @@ def normalize_weights(weights: Any) -> tuple[list[Any], bool]:
         weights[0][0]
     except (TypeError, IndexError):
         return [weights], True
-    return list(weights), False
+    listed = list(weights)
+    return listed, len(listed) == 1
 
 
 _FAST_METHODS = {"method0", "method1", "method2", "method3", "method4"}

@@ -41,7 +41,10 @@ from crystal_lsp.ngrams import Profile
 from crystal_lsp.retrieval import Postings
 from crystal_lsp.snippets import DATA
 
-MIN_SHARE = 0.2
+MIN_SHARE = 0.35
+# Candidates are every pair sharing MIN_SHARE of the smaller snippet's shingles: a property of
+# the two snippets alone, so incremental and full scans see the same pairs.
+MAX_CANDIDATES = 1_000_000
 PAIR_CACHE_LIMIT = 400_000
 PROFILE_CACHE = 4096
 Progress = Callable[[str, int, int], None]
@@ -211,7 +214,7 @@ class CloneFinder:
         offset: int,
         focus: Mapping[str, set[int] | None] | None,
     ) -> list[tuple[int, int]]:
-        top = self.config.candidates
+        top = MAX_CANDIDATES
         found: set[tuple[int, int]] = set()
         if focus is None:
             a, b, _ = state.postings.all_pairs(MIN_SHARE, top)
@@ -230,11 +233,7 @@ class CloneFinder:
             for j in owners.tolist():
                 found.add((min(i, j), max(i, j)))
         # volatile snippets against each other (a buffer's own copies, staged files together)
-        volatile = range(offset, len(refs))
-        for i in wanted:
-            for j in volatile:
-                if j != i and _share(shingles[i], shingles[j]) >= MIN_SHARE:
-                    found.add((min(i, j), max(i, j)))
+        found.update(_volatile_pairs(shingles, wanted, range(offset, len(refs))))
         return sorted(found)
 
     def _comparable(self, ra: Ref, rb: Ref, ma: SnippetMeta, mb: SnippetMeta) -> bool:
@@ -393,6 +392,42 @@ class CloneFinder:
                 pair_objs.append(Pair(pa, pb, min(n_ab, n_ba), min(r_ab, r_ba)))
             findings.append(Finding(language, locations, pair_objs))
         return sort_findings(findings)
+
+
+def _volatile_pairs(
+    shingles: list[U64], wanted: list[int], volatile: range
+) -> set[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i`` wanted, ``j`` volatile, with ``_share >= MIN_SHARE``.
+
+    The same pairs as testing ``_share`` on every combination, in one sorted array: shingle
+    arrays hold distinct values, so the postings hits of ``j`` count the shingles both share.
+    """
+    found: set[tuple[int, int]] = set()
+    members = [j for j in volatile if len(shingles[j])]
+    if not members or not wanted:
+        return found
+    lengths = np.array([len(shingles[j]) for j in members], dtype=np.int64)
+    hashes = np.concatenate([shingles[j] for j in members])
+    owners = np.repeat(np.array(members, dtype=np.int64), lengths)
+    order = np.argsort(hashes, kind="stable")
+    hashes, owners = hashes[order], owners[order]
+    size = dict(zip(members, lengths.tolist()))
+    for i in wanted:
+        mine = shingles[i]
+        if not len(mine):
+            continue
+        lo = np.searchsorted(hashes, mine, side="left")
+        counts = np.searchsorted(hashes, mine, side="right") - lo
+        total = int(counts.sum())
+        if not total:
+            continue
+        before = np.repeat(np.cumsum(counts) - counts, counts)
+        hits = owners[np.repeat(lo, counts) + np.arange(total) - before]
+        matched, shared = np.unique(hits, return_counts=True)
+        for j, common in zip(matched.tolist(), shared.tolist()):
+            if j != i and common / min(len(mine), size[j]) >= MIN_SHARE:
+                found.add((min(i, j), max(i, j)))
+    return found
 
 
 def _share(a: U64, b: U64) -> float:

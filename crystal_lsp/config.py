@@ -62,8 +62,6 @@ class ScanConfig:
     """Also report copies inside one file."""
     report_data: bool = False
     """Also report data runs (tables, ``__all__`` lists); off because they drown real copies."""
-    candidates: int = 10
-    """Best candidate matches scored per snippet."""
     max_df: int = 50
     """Shingles in more snippets than this are too common to retrieve candidates by."""
     sset_drift: float = 0.05
@@ -105,7 +103,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 1,
+                "format": 2,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -8,9 +8,10 @@ Two ways of discounting the n-grams of S (Algorithm 1, line 22):
 ``weight`` (inverse frequency)
     every n-gram ``g`` in S counts ``w(g) = 1 / max(1, ln f(g))`` times, where ``f(g)`` is its
     count in the corpus S was built from; other n-grams count once. The modified precision of
-    order n is ``sum_g w(g) min(h_g, r_g) / sum_g w(g) h_g`` (``1`` when the hypothesis has no
-    n-gram of that order, as in BLEU). ``w`` lies in (0, 1], falls as ``f`` grows and tends
-    to 0 (removal) as ``f`` tends to infinity; with S empty the score is BLEU's. The paper's
+    order n is ``sum_g w(g) min(h_g, r_g) / max(1, sum_g w(g) h_g)`` (the floor of 1 is BLEU's
+    ``max(1, count)``, and keeps smoothed precisions at most 1). ``w`` lies in (0, 1], falls as
+    ``f`` grows and tends to 0 (removal) as ``f`` tends to infinity; with S empty the score is
+    BLEU's. The paper's
     one-sentence description ("divide by the logarithm of counts in S") leaves ``f <= e``
     undefined or >1; the ``max(1, .)`` keeps S members from ever weighing more than other
     n-grams. Sums are exactly rounded (``math.fsum``), so results do not depend on hash order.
@@ -292,7 +293,9 @@ class CrystalBLEU:
             den_terms: list[float] = [plain_total]
             den_terms.extend(weight_of[g] * hr.get(g, 1) for g in hyp_s)
             nums.append(math.fsum(num_terms))
-            dens.append(math.fsum(den_terms) if hyp.totals[i] > 0 else 1)
+            # BLEU guards its denominator with max(1, count); weighted counts get the same floor,
+            # which also keeps smoothed precisions (eps / den, 1 / (2^k den), ...) at most 1.
+            dens.append(max(1.0, math.fsum(den_terms)))
         return Counts(tuple(nums), tuple(dens), hyp.length, closest)
 
     def score_counts(
@@ -323,17 +326,17 @@ class CrystalBLEU:
         hyp: Profile,
         refs: Sequence[Profile],
         *,
-        hypothesis: Sequence[Any] = (),
-        references: Sequence[Sequence[Any]] = (),
+        hypothesis: Sequence[Any] | None = None,
+        references: Sequence[Sequence[Any]] | None = None,
     ) -> float:
         """Sentence-level score of one hypothesis profile against reference profiles.
 
         Smoothing methods 5-7 need the token sequences themselves; pass them too.
         """
-        if self.smoothing.method >= 5 and not hypothesis:
+        if self.smoothing.method >= 5 and (hypothesis is None or references is None):
             raise CrystalError("smoothing methods 5-7 need the hypothesis and reference tokens")
         return self.score_counts(
-            self.counts(hyp, refs), references=references, hypothesis=hypothesis
+            self.counts(hyp, refs), references=references or (), hypothesis=hypothesis or ()
         )
 
     def sentence_score(

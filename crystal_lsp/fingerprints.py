@@ -43,11 +43,8 @@ def content_sha(data: bytes) -> str:
 
 def text_sha(texts: Sequence[str]) -> str:
     """Digest of a token sequence (identifies a snippet's content across files and runs)."""
-    digest = hashlib.blake2b(digest_size=10)
-    for text in texts:
-        digest.update(text.encode("utf-8", "surrogatepass"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
+    joined = "\x00".join(texts).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(joined, digest_size=10).hexdigest()
 
 
 def token_hashes(texts: Sequence[str]) -> U64:

@@ -6,7 +6,9 @@ time match the manifest are not even read, files whose content digest is known r
 stored entry, and only new contents are tokenized, in parallel processes. In-memory contents
 (an editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
 
-Each language has two S sets, over raw tokens and over the normalized view. They are a snapshot:
+Each language has two S sets, over raw tokens and over the normalized view. A language with fewer
+than ``SMALL_CORPUS_TOKENS`` tokens in the repository uses the built-in sets shipped for it (see
+:func:`crystal_lsp.sset.builtin_sset`), or a k scaled to its size. They are a snapshot:
 rebuilt when missing, when the settings change, or when more than ``sset_drift`` of the
 language's tokens changed since they were built. Between rebuilds incremental updates stay cheap
 and every score is reproducible from the S fingerprints recorded with the results.
@@ -36,7 +38,7 @@ from crystal_lsp.lexers import (
 )
 from crystal_lsp.parallel import default_jobs
 from crystal_lsp.sources import SkippedFile, read_source, source_from_bytes
-from crystal_lsp.sset import TriviallySharedSet, build_sset, suggest_k
+from crystal_lsp.sset import TriviallySharedSet, build_sset, builtin_sset, suggest_k
 from crystal_lsp.store import Store, decode, encode
 from crystal_lsp.views import normalized
 
@@ -44,6 +46,9 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
+# Below this many tokens of a language, a repository is too small to tell which n-grams are
+# trivially shared: the built-in S sets of the language are used (or k is scaled down).
+SMALL_CORPUS_TOKENS = 100_000
 
 
 @dataclass
@@ -236,7 +241,7 @@ class RepoIndex:
         for rel, state in list(states.items()):
             language = state.entry.language
             if language != GENERIC and not self._wanted_language(language):
-                skipped.append((rel, f"not indexed ({language})"))
+                skipped.append((rel, f"not code ({language})"))
                 del states[rel]
                 continue
             if state.entry.status != OK:
@@ -276,7 +281,7 @@ class RepoIndex:
                 self._skip(rel, sha, "unknown language", skipped)
                 continue
             if not self._wanted_language(language):
-                self._skip(rel, sha, f"not indexed ({language})", skipped)
+                self._skip(rel, sha, f"not code ({language})", skipped)
                 continue
             prepared.append(
                 (
@@ -311,7 +316,9 @@ class RepoIndex:
                     progress("tokenizing", done, total)
         finally:
             if pool is not None:
-                pool.shutdown()
+                # cancel_futures: an interrupted build (a cancelled editor's indexing) must not
+                # wait for every queued file
+                pool.shutdown(cancel_futures=True)
         return out
 
     def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
@@ -422,7 +429,11 @@ class RepoIndex:
             if s.entry.language == language and s.entry.status == OK
         }
         changed = 0
+        disk = _has_disk_members(current.values())
         for path, state in current.items():
+            # in-memory contents (unsaved buffers) do not move S: it is a snapshot of the disk
+            if disk and state.override:
+                continue
             if sets.members.get(path) != state.sha:
                 changed += state.entry.token_count
         removed = set(sets.members) - set(current)
@@ -436,6 +447,14 @@ class RepoIndex:
             for p, s in sorted(self.files.items())
             if s.entry.language == language and s.entry.status == OK
         }
+        if _has_disk_members(members.values()):
+            members = {p: s for p, s in members.items() if not s.override}
+        tokens = sum(s.entry.token_count for s in members.values())
+        shas = {p: s.sha for p, s in members.items()}
+        if tokens < SMALL_CORPUS_TOKENS:
+            builtin = self._builtin_sets(language)
+            if builtin is not None:
+                return LanguageSets(builtin[0], builtin[1], shas, tokens)
         raw_docs: list[list[str]] = []
         norm_docs: list[list[str]] = []
         for done, path in enumerate(members, 1):
@@ -446,6 +465,10 @@ class RepoIndex:
                 progress(f"S sets ({language})", done, len(members))
         label = lexer_label(resolve_lexer(language))
         k = self.config.k
+        if k != "auto" and tokens < SMALL_CORPUS_TOKENS:
+            # k = 500 is the paper's choice for corpora of 0.5-2.6 M tokens; in a small
+            # repository it would make nearly every n-gram "trivially shared".
+            k = max(1, round(int(k) * tokens / SMALL_CORPUS_TOKENS))
         raw = build_sset(
             raw_docs,
             5000 if k == "auto" else int(k),
@@ -465,5 +488,23 @@ class RepoIndex:
             norm = norm.restricted(suggest_k(norm.meta.get("curve", [])))
         for sset in (raw, norm):
             sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
-        tokens = sum(s.entry.token_count for s in members.values())
-        return LanguageSets(raw, norm, {p: s.sha for p, s in members.items()}, tokens)
+        return LanguageSets(raw, norm, shas, tokens)
+
+    def _builtin_sets(self, language: str) -> tuple[TriviallySharedSet, TriviallySharedSet] | None:
+        raw, norm = builtin_sset(language, "raw"), builtin_sset(language, "normalized")
+        if raw is None or norm is None:
+            return None
+        k = self.config.k
+        chosen = []
+        for sset in (raw, norm):
+            size = suggest_k(sset.meta.get("curve", [])) if k == "auto" else min(int(k), sset.k)
+            picked = sset.restricted(size)
+            picked.meta["source"] = f"built-in ({sset.meta.get('source', language)})"
+            picked.meta["curve"] = picked.meta.get("curve", [])[:2000]
+            chosen.append(picked)
+        return chosen[0], chosen[1]
+
+
+def _has_disk_members(states: Iterable[FileState]) -> bool:
+    """Whether any file comes from disk (then in-memory overrides stay out of S)."""
+    return any(not state.override for state in states)

@@ -87,8 +87,8 @@ class BleuFamilyMetric:
         return self.metric.score_profiles(
             profiles[hyp],  # type: ignore[arg-type]
             [profiles[r] for r in refs],  # type: ignore[misc]
-            hypothesis=self._texts[hyp] if needs_tokens else (),
-            references=[self._texts[r] for r in refs] if needs_tokens else (),
+            hypothesis=self._texts[hyp] if needs_tokens else None,
+            references=[self._texts[r] for r in refs] if needs_tokens else None,
         )
 
     def corpus(self, pairs: Sequence[tuple[int, Sequence[int]]]) -> float:

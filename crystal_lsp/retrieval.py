@@ -33,9 +33,11 @@ class Postings:
         owners = np.repeat(np.arange(len(shingles), dtype=np.int64), lengths)
         hashes = np.concatenate(shingles) if len(shingles) else np.empty(0, dtype=np.uint64)
         if len(excluded):
-            keep = ~np.isin(hashes, excluded)
+            ex = np.sort(excluded)
+            at = np.minimum(np.searchsorted(ex, hashes), len(ex) - 1)
+            keep = ex[at] != hashes
             hashes, owners = hashes[keep], owners[keep]
-        order = np.argsort(hashes, kind="stable")
+        order = np.argsort(hashes)  # order within one shingle does not matter
         self.hashes: U64 = hashes[order]
         self.owners: I64 = owners[order]
         self.max_df = max_df

@@ -63,6 +63,8 @@ class Signature:
         metric, *parts = text.split("|")
         names = {label: name for label, name in _FIELDS[1:]}
         values: dict[str, object] = {"metric": metric}
+        if metric == "bleu":  # not rendered for BLEU: what CrystalBLEU(None) reports
+            values.update(k=0, variant="remove", sset="-")
         for part in parts:
             label, _, value = part.partition(":")
             name = names.get(label)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,18 @@ class Smoothing:
     def __post_init__(self) -> None:
         if self.method not in range(8):
             raise CrystalError(f"smoothing method must be 0-7, not {self.method}")
+        # NLTK accepts anything here, but a negative, infinite or NaN parameter makes smoothed
+        # precisions non-positive, which the geometric mean then silently skips.
+        for name, value, low in (
+            ("epsilon", self.epsilon, 0.0),
+            ("alpha", self.alpha, 0.0),
+            ("k", self.k, None),
+        ):
+            if not math.isfinite(value) or (value < low if low is not None else value <= 0):
+                bound = ">= 0" if low is not None else "> 0"
+                raise CrystalError(
+                    f"smoothing parameter {name} must be finite and {bound}, not {value}"
+                )
 
     @property
     def function(self) -> Any:

@@ -20,6 +20,7 @@ import heapq
 import json
 import math
 import os
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -172,7 +173,7 @@ class TriviallySharedSet:
             if raw[:2] == b"\x1f\x8b":
                 raw = gzip.decompress(raw)
             doc = json.loads(raw.decode("utf-8"))
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CrystalError(f"{name}: not a readable S-set file ({exc})") from None
         return cls.from_json(doc, name)
 
@@ -275,17 +276,36 @@ def suggest_k(curve: Sequence[int], hi: int = 5000) -> int:
     return best_rank
 
 
-def builtin_sset(language: str) -> TriviallySharedSet | None:
-    """The S set shipped with crystal_lsp for a language, if there is one.
+# Languages without a built-in set of their own borrow their closest relative's.
+BUILTIN_FAMILY = {
+    "jsx": "javascript",
+    "tsx": "javascript",
+    "typescript": "javascript",
+    "vue": "javascript",
+    "cuda": "cpp",
+    "objective-c++": "cpp",
+    "objective-c": "c",
+}
+
+
+def builtin_sset(language: str, view: str = "raw") -> TriviallySharedSet | None:
+    """The S set shipped with crystal_lsp for a language (``view``: raw or normalized).
 
     Built by ``bench/build_builtin_ssets.py`` from large public code bases (CPython's standard
-    library for Python, the OpenJDK class library for Java); see ``crystal_lsp/data/README.md``.
+    library, a JDK's class library, npm's sources, the C and C++ system headers); see
+    ``crystal_lsp/data/README.md``. Languages without a set of their own use their family's
+    (TypeScript and JSX use JavaScript's, Objective-C uses C's).
     """
     from importlib import resources
 
-    name = f"sset-{language}.json.gz"
-    resource = resources.files("crystal_lsp").joinpath("data").joinpath(name)
-    if not resource.is_file():
-        return None
-    with resources.as_file(resource) as path:
-        return TriviallySharedSet.load(path)
+    suffix = "" if view == "raw" else f".{view}"
+    for name in (language, BUILTIN_FAMILY.get(language)):
+        if not name:
+            continue
+        resource = (
+            resources.files("crystal_lsp").joinpath("data").joinpath(f"sset-{name}{suffix}.json.gz")
+        )
+        if resource.is_file():
+            with resources.as_file(resource) as path:
+                return TriviallySharedSet.load(path)
+    return None

@@ -30,7 +30,12 @@ def add_parser(sub: Any) -> None:
         "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", default=".", help="repository or directory (default: .)")
+    p.add_argument("path", nargs="?", default=None, help="repository or directory (default: .)")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="scan the small example project shipped with crystal-lsp",
+    )
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
@@ -98,7 +103,19 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _demo_path() -> str:
+    from importlib import resources
+
+    return str(resources.files("crystal_lsp").joinpath("examples").joinpath("demo"))
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.demo:
+        if args.path is not None:
+            raise CrystalError("--demo takes no path")
+        args.path = _demo_path()
+    elif args.path is None:
+        args.path = "."
     if not os.path.isdir(args.path):
         raise CrystalError(f"{args.path}: not a directory")
     if args.update_baseline and not args.baseline:
@@ -206,15 +223,16 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
         write(f"signature {result.config.signature()}  {langs}\n")
     if result.skipped:
         reasons = Counter(_reason_group(r) for _, r in result.skipped)
+        count = len(result.skipped)
         write(
-            f"{len(result.skipped)} files not indexed: "
+            f"{count} file{'s' if count != 1 else ''} not indexed: "
             + ", ".join(f"{n} {r}" for r, n in reasons.most_common())
             + "\n"
         )
         shown = (
             result.skipped
             if args.show_skipped
-            else [s for s in result.skipped if not s[1].startswith("not indexed")][:20]
+            else [s for s in result.skipped if not s[1].startswith("not code")][:20]
         )
         for path, reason in shown:
             write(f"  skipped {path}: {reason}\n")
