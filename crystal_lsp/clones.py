@@ -195,6 +195,10 @@ class CloneFinder:
         scores, scored = self._score(language, state, refs, metas, pairs, progress)
         if focus is None and scored:
             self._persist(state, scores, metas)
+        elif focus is not None:
+            scored += self._close_classes(
+                language, state, refs, metas, shingles, offset, focus, scores
+            )
         timings["scoring"] = time.perf_counter() - started
 
         started = time.perf_counter()
@@ -205,6 +209,60 @@ class CloneFinder:
         return LanguageResult(
             findings, len(refs), len(pairs), scored, state.sets.fingerprint, timings
         )
+
+    def _close_classes(
+        self,
+        language: str,
+        state: _LanguageState,
+        refs: list[Ref],
+        metas: list[SnippetMeta],
+        shingles: list[U64],
+        offset: int,
+        focus: Mapping[str, set[int] | None],
+        scores: dict[tuple[int, int], Scores],
+    ) -> int:
+        """Extend a focused scan to whole clone classes (adds to ``scores``; returns pairs scored).
+
+        A focused scan first scores only pairs with a focus snippet. The copies it finds may have
+        further copies, and their pairs decide the class's members and score in a full scan, so
+        every snippet reached is queried in turn until no new copy turns up.
+        """
+        threshold = self.config.threshold
+
+        def copies(pairs: Iterable[tuple[int, int]]) -> set[int]:
+            return {
+                i
+                for pair in pairs
+                if min(scores[pair][0], scores[pair][1]) >= threshold
+                for i in pair
+            }
+
+        asked = {
+            i
+            for i, (path, k) in enumerate(refs)
+            if path in focus and (focus[path] is None or k in focus[path])  # type: ignore[operator]
+        }
+        frontier = copies(scores) - asked
+        scored = 0
+        while frontier:
+            asked |= frontier
+            wanted: dict[str, set[int] | None] = {}
+            for i in frontier:
+                path, k = refs[i]
+                entry = wanted.setdefault(path, set())
+                assert entry is not None
+                entry.add(k)
+            found = self._candidates(state, refs, shingles, offset, wanted)
+            fresh = [
+                (a, b)
+                for a, b in found
+                if (a, b) not in scores and self._comparable(refs[a], refs[b], metas[a], metas[b])
+            ]
+            more, count = self._score(language, state, refs, metas, fresh, None)
+            scores.update(more)
+            scored += count
+            frontier = copies(more) - asked
+        return scored
 
     def _candidates(
         self,
@@ -397,36 +455,44 @@ class CloneFinder:
 def _volatile_pairs(
     shingles: list[U64], wanted: list[int], volatile: range
 ) -> set[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i`` wanted, ``j`` volatile, with ``_share >= MIN_SHARE``.
+    """Pairs ``(i, j)``, ``i`` wanted, ``j`` volatile, ``i != j``, with ``_share >= MIN_SHARE``.
 
-    The same pairs as testing ``_share`` on every combination, in one sorted array: shingle
-    arrays hold distinct values, so the postings hits of ``j`` count the shingles both share.
+    The same pairs as testing ``_share`` on every combination, in a few array operations:
+    shingle arrays hold distinct values, so the postings hits of ``j`` for ``i``'s shingles count
+    the shingles both share.
     """
-    found: set[tuple[int, int]] = set()
     members = [j for j in volatile if len(shingles[j])]
-    if not members or not wanted:
-        return found
+    asking = [i for i in wanted if len(shingles[i])]
+    if not members or not asking:
+        return set()
+    sizes = np.zeros(max(max(members), max(asking)) + 1, dtype=np.int64)
     lengths = np.array([len(shingles[j]) for j in members], dtype=np.int64)
+    sizes[members] = lengths
     hashes = np.concatenate([shingles[j] for j in members])
     owners = np.repeat(np.array(members, dtype=np.int64), lengths)
     order = np.argsort(hashes, kind="stable")
     hashes, owners = hashes[order], owners[order]
-    size = dict(zip(members, lengths.tolist()))
-    for i in wanted:
-        mine = shingles[i]
-        if not len(mine):
-            continue
-        lo = np.searchsorted(hashes, mine, side="left")
-        counts = np.searchsorted(hashes, mine, side="right") - lo
-        total = int(counts.sum())
-        if not total:
-            continue
-        before = np.repeat(np.cumsum(counts) - counts, counts)
-        hits = owners[np.repeat(lo, counts) + np.arange(total) - before]
-        matched, shared = np.unique(hits, return_counts=True)
-        for j, common in zip(matched.tolist(), shared.tolist()):
-            if j != i and common / min(len(mine), size[j]) >= MIN_SHARE:
-                found.add((min(i, j), max(i, j)))
+    ask_lengths = np.array([len(shingles[i]) for i in asking], dtype=np.int64)
+    sizes[asking] = ask_lengths
+    queries = np.concatenate([shingles[i] for i in asking])
+    askers = np.repeat(np.array(asking, dtype=np.int64), ask_lengths)
+    lo = np.searchsorted(hashes, queries, side="left")
+    counts = np.searchsorted(hashes, queries, side="right") - lo
+    total = int(counts.sum())
+    if not total:
+        return set()
+    before = np.repeat(np.cumsum(counts) - counts, counts)
+    hit_owner = owners[np.repeat(lo, counts) + np.arange(total) - before]
+    hit_asker = np.repeat(askers, counts)
+    keep = hit_owner != hit_asker
+    n = np.int64(len(sizes))
+    keys, shared = np.unique(hit_asker[keep] * n + hit_owner[keep], return_counts=True)
+    a, b = keys // n, keys % n
+    smaller = np.minimum(sizes[a], sizes[b])
+    found: set[tuple[int, int]] = set()
+    for i, j, common, small in zip(a.tolist(), b.tolist(), shared.tolist(), smaller.tolist()):
+        if common / small >= MIN_SHARE:
+            found.add((min(i, j), max(i, j)))
     return found
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from crystal_lsp import __version__
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.lexers import canonical_name, lexer_by_language
 from crystal_lsp.smoothing import Smoothing
 
 if sys.version_info >= (3, 11):
@@ -80,7 +81,25 @@ class ScanConfig:
             raise CrystalError("min_tokens and min_lines must be at least 1")
         if self.max_n < 1:
             raise CrystalError("max_n must be at least 1")
+        if self.max_df < 2:
+            raise CrystalError(
+                f"max_df must be at least 2 (a shingle must link two snippets), not {self.max_df}"
+            )
+        if not 0.0 <= self.sset_drift <= 1.0:
+            raise CrystalError(f"sset_drift must be in [0, 1], not {self.sset_drift}")
+        if self.max_file_bytes < 0:
+            raise CrystalError(
+                f"max_file_bytes must be at least 0 (0: no limit), not {self.max_file_bytes}"
+            )
         Smoothing.parse(self.smoothing)
+        # Canonical Pygments names ("py" and "Python" mean "python"); unknown names are errors.
+        try:
+            canonical = tuple(
+                dict.fromkeys(canonical_name(lexer_by_language(name)) for name in self.languages)
+            )
+        except CrystalError as exc:
+            raise CrystalError(f"languages: {exc}") from None
+        object.__setattr__(self, "languages", canonical)
 
     @property
     def smoothing_spec(self) -> Smoothing:
@@ -146,13 +165,13 @@ def _coerce(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
                     raise TypeError("expected a list of strings")
                 value = tuple(value)
             elif name == "k":
-                value = value if value == "auto" else int(value)
+                value = value if value == "auto" else _integer(value)
             elif kind == "float":
+                if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                    raise TypeError("expected a number")
                 value = float(value)
             elif kind == "int":
-                if isinstance(value, bool):
-                    raise TypeError("expected a number")
-                value = int(value)
+                value = _integer(value)
             elif kind == "bool":
                 if not isinstance(value, bool):
                     raise TypeError("expected true or false")
@@ -164,10 +183,29 @@ def _coerce(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
     return out
 
 
+def _integer(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError("expected a whole number")
+    number = float(value)
+    if not number.is_integer():
+        raise ValueError("expected a whole number")
+    return int(number)
+
+
 def find_pyproject(root: str) -> str | None:
-    """``pyproject.toml`` at ``root`` if it exists."""
-    path = os.path.join(root, "pyproject.toml")
-    return path if os.path.isfile(path) else None
+    """The nearest ``pyproject.toml`` at or above ``root``, not beyond the repository's top.
+
+    Like black and ruff: scanning a subdirectory uses the project's settings.
+    """
+    current = os.path.abspath(root)
+    while True:
+        path = os.path.join(current, "pyproject.toml")
+        if os.path.isfile(path):
+            return path
+        parent = os.path.dirname(current)
+        if parent == current or os.path.exists(os.path.join(current, ".git")):
+            return None
+        current = parent
 
 
 def load_config(root: str, overrides: Mapping[str, Any] | None = None) -> ScanConfig:

@@ -202,7 +202,7 @@ def _builtin_lexer_for_filename(basename: str) -> str | None:
     the same rating (lexer priority, +0.5 for an exact file name) without that scan.
     """
     best: tuple[float, str, str] | None = None
-    for modname, name, aliases, filenames, _ in LEXERS.values():
+    for _module, name, aliases, filenames, _ in LEXERS.values():
         for pattern in filenames:
             if fnmatch.fnmatchcase(basename, pattern) and aliases:
                 cls = find_lexer_class(name)

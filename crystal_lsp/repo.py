@@ -86,14 +86,28 @@ def list_files(root: str, config: ScanConfig) -> list[str]:
         # run in `root`, git prints paths relative to it (also when it is a subdirectory)
         raw = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
         files = [p for p in raw.decode("utf-8", "surrogateescape").split("\0") if p]
+        # tracked files deleted from the work tree are still "cached"; they are not there to scan
+        files = [p for p in files if os.path.lexists(os.path.join(root, p))]
     else:
         if not git_available():
             log.info("git not found; walking %s and honouring its .gitignore", root)
-        files = list(_walk(root))
+        files = list(_walk(root, _prunable(config)))
     return filter_paths(sorted(set(files)), config)
 
 
-def _walk(root: str) -> Iterable[str]:
+def _prunable(config: ScanConfig) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
+    """The exclude globs, for skipping whole directories during a walk.
+
+    A directory whose path matches them holds only excluded files (gitignore semantics), unless
+    a negated pattern re-includes some: then nothing is pruned and ``filter_paths`` decides.
+    """
+    patterns = config.all_excludes
+    if not patterns or any(p.lstrip().startswith("!") for p in patterns):
+        return None
+    return pathspec.PathSpec.from_lines("gitignore", patterns)
+
+
+def _walk(root: str, prune: pathspec.PathSpec | None = None) -> Iterable[str]:  # type: ignore[type-arg]
     ignore = _gitignore(root)
     for dirpath, dirs, names in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
@@ -101,7 +115,9 @@ def _walk(root: str) -> Iterable[str]:
         dirs[:] = sorted(
             d
             for d in dirs
-            if d not in _SKIP_DIRS and not (ignore and ignore.match_file(f"{rel_dir}{d}/"))
+            if d not in _SKIP_DIRS
+            and not (ignore and ignore.match_file(f"{rel_dir}{d}/"))
+            and not (prune and prune.match_file(f"{rel_dir}{d}/"))
         )
         for name in sorted(names):
             rel = f"{rel_dir}{name}"
@@ -115,18 +131,16 @@ def _gitignore(root: str) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
         return None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return pathspec.PathSpec.from_lines("gitwildmatch", fh)
+            return pathspec.PathSpec.from_lines("gitignore", fh)
     except OSError:
         return None
 
 
 def filter_paths(paths: list[str], config: ScanConfig) -> list[str]:
     """Apply the ``include`` and ``exclude``/``extend_exclude`` globs."""
-    include = (
-        pathspec.PathSpec.from_lines("gitwildmatch", config.include) if config.include else None
-    )
+    include = pathspec.PathSpec.from_lines("gitignore", config.include) if config.include else None
     exclude = (
-        pathspec.PathSpec.from_lines("gitwildmatch", config.all_excludes)
+        pathspec.PathSpec.from_lines("gitignore", config.all_excludes)
         if config.all_excludes
         else None
     )

@@ -32,11 +32,9 @@ class Postings:
         lengths = np.array([len(s) for s in shingles], dtype=np.int64)
         owners = np.repeat(np.arange(len(shingles), dtype=np.int64), lengths)
         hashes = np.concatenate(shingles) if len(shingles) else np.empty(0, dtype=np.uint64)
-        if len(excluded):
-            ex = np.sort(excluded)
-            at = np.minimum(np.searchsorted(ex, hashes), len(ex) - 1)
-            keep = ex[at] != hashes
-            hashes, owners = hashes[keep], owners[keep]
+        self._excluded: U64 = np.sort(excluded) if len(excluded) else np.empty(0, dtype=np.uint64)
+        keep = self._not_excluded(hashes)
+        hashes, owners = hashes[keep], owners[keep]
         order = np.argsort(hashes)  # order within one shingle does not matter
         self.hashes: U64 = hashes[order]
         self.owners: I64 = owners[order]
@@ -86,24 +84,41 @@ class Postings:
         b = keys % n
         return self._filter(a, b, shared, min_share, top)
 
+    def _not_excluded(self, hashes: U64) -> npt.NDArray[np.bool_]:
+        ex = self._excluded
+        if not len(ex):
+            return np.ones(len(hashes), dtype=bool)
+        at = np.minimum(np.searchsorted(ex, hashes), len(ex) - 1)
+        keep: npt.NDArray[np.bool_] = ex[at] != hashes
+        return keep
+
     def query(
         self, shingles: U64, min_share: float, top: int, exclude: int = -1
     ) -> tuple[I64, I64]:
-        """Candidates ``(owner, shared)`` for one snippet's shingles (not in the index itself)."""
-        if not len(self.hashes) or not len(shingles):
-            empty = np.empty(0, dtype=np.int64)
+        """Candidates ``(owner, shared)`` for one snippet's shingles.
+
+        ``exclude`` is the snippet's own owner id when it is in the index. A snippet outside the
+        index counts as if it were indexed too (its shingles' document frequencies include it),
+        so that a query gives the pairs :meth:`all_pairs` would give with the snippet indexed.
+        """
+        empty = np.empty(0, dtype=np.int64)
+        shingles = shingles[self._not_excluded(shingles)]
+        if not len(shingles):
             return empty, empty
         left = np.searchsorted(self.hashes, shingles, side="left")
         right = np.searchsorted(self.hashes, shingles, side="right")
         df = right - left
-        useful = (df >= 1) & (df <= self.max_df)
-        size = int(useful.sum())
-        if not size:
-            empty = np.empty(0, dtype=np.int64)
+        outside = 1 if exclude < 0 else 0
+        counted = df + outside <= self.max_df
+        size = int(counted.sum())
+        useful = counted & (df >= 1)
+        if not size or not useful.any():
             return empty, empty
-        spans = [self.owners[lo:hi] for lo, hi in zip(left[useful], right[useful])]
-        owners = np.concatenate(spans)
-        counts = np.bincount(owners, minlength=self.count)
+        # the owners of every useful shingle, gathered without a Python loop
+        lo, df = left[useful], df[useful]
+        total = int(df.sum())
+        at = np.repeat(lo - (np.cumsum(df) - df), df) + np.arange(total)
+        counts = np.bincount(self.owners[at], minlength=self.count)
         if exclude >= 0:
             counts[exclude] = 0
         candidates = np.flatnonzero(counts)

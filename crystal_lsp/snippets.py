@@ -242,7 +242,7 @@ def extract(
     if language in INDENT_LANGUAGES or not has_braces:
         units = _indented_units(texts, cats, lines, source)
     else:
-        units = _brace_units(texts, cats)
+        units = _brace_units(texts, cats, lines)
     covered = [False] * len(texts)
     for start, end, kind, _name, depth in units:
         if depth == 0 and kind in (FUNCTION, CLASS, BLOCK, DATA):
@@ -261,13 +261,26 @@ def extract(
 Unit = tuple[int, int, str, str, int]
 
 
-def _brace_units(texts: Sequence[str], cats: str) -> list[Unit]:
+def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[Unit]:
     units: list[Unit] = []
     # Per brace level: index of the last statement boundary, and the paren depth inside it.
     boundary = [-1]
     parens = [0]
     stack: list[tuple[int, int, str, str]] = []  # (header start, open index, kind, name)
+    # Languages that end statements at line breaks (Go, Kotlin, Swift, Scala, JavaScript
+    # without semicolons) get a boundary at every line start outside brackets.
+    semicolons = sum(1 for t, c in zip(texts, cats) if t == ";" and c in "PO")
+    by_newline = bool(lines) and semicolons < 0.05 * (lines[-1] + 1)
     for i, (text, cat) in enumerate(zip(texts, cats)):
+        if (
+            by_newline
+            and i
+            and lines[i] != lines[i - 1]
+            and parens[-1] == 0
+            and (cats[i - 1] not in "PO" or texts[i - 1] in (")", "]", "}", "++", "--"))
+            and text not in (")", "]", "}", "{", ".", "=>")
+        ):
+            boundary[-1] = i - 1
         if cat not in "PO":
             continue
         if text == "{":
@@ -325,6 +338,12 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
     header = range(start, end)
     first = texts[start]
     last = texts[end - 1]
+    if first == "import" or (
+        first == "export" and start + 1 < end and texts[start + 1] in ("{", "*")
+    ):
+        return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
+    if _anonymous_class(texts, start, end):
+        return CLASS, ""  # `new Runnable() {`, also after `return` or `=`
     if first in _CONTROL_KEYWORDS and first not in ("static", "new"):
         return "control", ""
     if last == "=>":
@@ -338,8 +357,6 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
             break
         if text in _CLASS_KEYWORDS and cats[j] in "KN":
             return CLASS, _next_name(texts, cats, j + 1, end)
-    if "new" in texts[start:end]:
-        return CLASS, ""  # anonymous class body
     for j in header:
         if texts[j] in _FUNCTION_KEYWORDS and cats[j] in "KN":
             return FUNCTION, _name_before_paren(texts, cats, j, end)
@@ -348,6 +365,27 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
     if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
         return FUNCTION, _name_before_paren(texts, cats, start, end)
     return BLOCK, ""
+
+
+def _anonymous_class(texts: Sequence[str], start: int, end: int) -> bool:
+    """Whether the header ends in ``new Name(...)`` (or ``new a.b.Name<T>(...)``)."""
+    if texts[end - 1] != ")":
+        return False
+    depth, j = 0, end - 1
+    while j >= start:
+        depth += texts[j] == ")"
+        depth -= texts[j] == "("
+        if depth == 0:
+            break
+        j -= 1
+    j -= 1
+    while j >= start and (
+        texts[j] in (".", "<", ">", ",", "?") or texts[j][:1].isalnum() or texts[j][:1] == "_"
+    ):
+        if texts[j] == "new":
+            return True
+        j -= 1
+    return False
 
 
 def _no_assignment_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> bool:
@@ -360,7 +398,8 @@ def _no_assignment_before_paren(texts: Sequence[str], cats: str, start: int, end
 
 
 def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> str:
-    for j in range(start, end):
+    j = start
+    while j < end:
         if texts[j] == "(":
             k = j - 1
             while k >= start and cats[k] not in "NABK":
@@ -368,7 +407,18 @@ def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) ->
                     k -= 1
                     continue
                 break
+            if k >= start and texts[k] in _FUNCTION_KEYWORDS:
+                # Go's `func (r T) Name(`: skip the receiver list, the name comes after it
+                depth = 0
+                while j < end:
+                    depth += texts[j] == "("
+                    depth -= texts[j] == ")"
+                    j += 1
+                    if depth == 0:
+                        break
+                continue
             return texts[k] if k >= start and cats[k] in "NABK" else ""
+        j += 1
     return ""
 
 
@@ -386,16 +436,19 @@ def _logical_lines(
     starts = line_starts(source)
     out: list[tuple[int, int, int]] = []
     depth = 0
-    previous_line = -1
+    previous_line = -1  # the line the previous token *ends* on (strings span lines)
     for i, (text, cat) in enumerate(zip(texts, cats)):
         line = lines[i]
-        if line != previous_line and depth == 0:
+        # Lexers split multi-line strings into several string tokens: their lines continue
+        # the statement the string belongs to, whatever their indentation.
+        continues_string = cat == "S" and i > 0 and cats[i - 1] == "S"
+        if line > previous_line and depth == 0 and not continues_string:
             begin = starts[line]
             stop = starts[line + 1] if line + 1 < len(starts) else len(source)
             raw = source[begin:stop]
             indent = len(raw.expandtabs(8)) - len(raw.expandtabs(8).lstrip(" \t"))
             out.append((i, indent, line))
-        previous_line = line
+        previous_line = line + text.count("\n")
         if cat in "PO" and len(text) == 1:
             if text in _OPEN:
                 depth += 1

@@ -98,7 +98,32 @@ class Store:
     def __init__(self, directory: str) -> None:
         self.directory = directory
         self.corrupt_values = 0
+        self._rebuilt = False
         self._cache = self._open()
+
+    def _database_failed(self, exc: Exception) -> None:
+        """A damaged database (not just a bad value): start over with an empty one, once."""
+        if not isinstance(exc, sqlite3.DatabaseError) or self._rebuilt:
+            return
+        self._rebuilt = True
+        log.warning("cache database at %s is damaged (%s); rebuilding it", self.directory, exc)
+        try:
+            self._cache.close()
+        except Exception:
+            pass
+        self._cache = self._fresh(exc)
+
+    def _fresh(self, exc: Exception) -> Any:
+        import diskcache
+
+        aside = f"{self.directory}.corrupt-{int(time.time())}-{os.getpid()}"
+        try:
+            os.replace(self.directory, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+        except OSError:
+            shutil.rmtree(self.directory, ignore_errors=True)
+        os.makedirs(self.directory, exist_ok=True)
+        return diskcache.Cache(self.directory, disk=_safe_disk(), size_limit=2**32)
 
     def _open(self) -> Any:
         import diskcache
@@ -119,14 +144,8 @@ class Store:
                     f"cannot create the cache directory {self.directory} ({exc})"
                 ) from None
             log.warning("cache at %s is unreadable (%s); rebuilding it", self.directory, exc)
-            aside = f"{self.directory}.corrupt-{int(time.time())}-{os.getpid()}"
-            try:
-                os.replace(self.directory, aside)
-                shutil.rmtree(aside, ignore_errors=True)
-            except OSError:
-                shutil.rmtree(self.directory, ignore_errors=True)
-            os.makedirs(self.directory, exist_ok=True)
-            return diskcache.Cache(self.directory, disk=_safe_disk(), size_limit=2**32)
+            self._rebuilt = True
+            return self._fresh(exc)
 
     def get(self, key: str) -> Any:
         """The value stored under ``key``, or ``None`` if missing or corrupt (then deleted)."""
@@ -134,6 +153,7 @@ class Store:
             blob = self._cache.get(key)
         except (sqlite3.DatabaseError, OSError, ValueError, EOFError) as exc:
             log.warning("cache read of %s failed (%s); recomputing", key, exc)
+            self._database_failed(exc)
             self._discard(key)
             return None
         if blob is None:
@@ -148,17 +168,19 @@ class Store:
 
     def set(self, key: str, value: Any) -> None:
         """Store a JSON-serialisable value (failures are logged, never fatal)."""
-        try:
-            self._cache.set(key, encode(value))
-        except (sqlite3.DatabaseError, OSError) as exc:
-            log.warning("cache write of %s failed (%s)", key, exc)
+        self.set_encoded(key, encode(value))
 
     def set_encoded(self, key: str, blob: bytes) -> None:
         """Store a value already encoded with :func:`encode` (e.g. by a worker process)."""
-        try:
-            self._cache.set(key, blob)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            log.warning("cache write of %s failed (%s)", key, exc)
+        for attempt in range(2):
+            try:
+                self._cache.set(key, blob)
+                return
+            except (sqlite3.DatabaseError, OSError) as exc:
+                if attempt or self._rebuilt or not isinstance(exc, sqlite3.DatabaseError):
+                    log.warning("cache write of %s failed (%s)", key, exc)
+                    return
+                self._database_failed(exc)
 
     def delete(self, key: str) -> None:
         """Remove a key if present."""

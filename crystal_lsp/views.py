@@ -59,15 +59,16 @@ def categories(texts: Sequence[str], types: Sequence[_TokenType]) -> str:
     """One category character per token (see the module docstring)."""
     out = []
     cache = _CATEGORY_CACHE
-    previous = ""
+    previous = before = ""
     for text, ttype in zip(texts, types):
         cat = cache.get(ttype)
         if cat is None:
             cat = cache[ttype] = _category(ttype)
-        if cat == "N" and previous in _MEMBER_ACCESS:
+        # Some lexers (C, C++) emit `->` and `::` as two one-character tokens.
+        if cat == "N" and (previous in _MEMBER_ACCESS or before + previous in _MEMBER_ACCESS):
             cat = "A"
         out.append(cat)
-        previous = text
+        before, previous = previous, text
     return "".join(out)
 
 

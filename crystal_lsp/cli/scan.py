@@ -6,16 +6,15 @@ import argparse
 import os
 import sys
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.baseline import load_baseline, without_baselined, write_baseline
 from crystal_lsp.cli.common import add_progress, emit_json, progress_enabled
-from crystal_lsp.config import load_config
+from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
-from crystal_lsp.findings import Finding
-from crystal_lsp.repo import changed_lines, git_root, list_files
-from crystal_lsp.sarif import to_sarif
-from crystal_lsp.scan import ScanResult, run_scan
+
+if TYPE_CHECKING:
+    from crystal_lsp.findings import Finding
+    from crystal_lsp.scan import ScanResult
 
 
 def add_parser(sub: Any) -> None:
@@ -83,6 +82,7 @@ def add_parser(sub: Any) -> None:
         "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
     )
     p.add_argument("--jobs", type=int, help="tokenizer processes (default: all CPUs)")
+    add_engine_options(p, "tokenizing, S-set counting and pair scoring")  # crystal_lsp.distributed
     p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
@@ -110,6 +110,13 @@ def _demo_path() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
+    from crystal_lsp.baseline import load_baseline, without_baselined, write_baseline
+    from crystal_lsp.config import load_config
+    from crystal_lsp.distributed.scan import scan_runner
+    from crystal_lsp.repo import changed_lines, list_files
+    from crystal_lsp.sarif import to_sarif
+
     if args.demo:
         if args.path is not None:
             raise CrystalError("--demo takes no path")
@@ -120,13 +127,14 @@ def run(args: argparse.Namespace) -> int:
         raise CrystalError(f"{args.path}: not a directory")
     if args.update_baseline and not args.baseline:
         raise CrystalError("--update-baseline needs --baseline FILE")
-    root = git_root(args.path) if args.new_since else None
-    root = os.path.abspath(root or args.path)
+    root = os.path.abspath(args.path)
     config = load_config(root, _overrides(args))
     paths = list_files(root, config)
     focus = changed_lines(root, args.new_since) if args.new_since else None
     if focus is not None:
         focus = {p: spans for p, spans in focus.items() if p in set(paths)}
+    # run_scan, or with --engine dask its heavy steps on a cluster (crystal_lsp.distributed)
+    run_scan = scan_runner(args.engine, args.scheduler)
     with _progress(args) as progress:
         result = run_scan(
             root,
