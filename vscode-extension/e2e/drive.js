@@ -1,0 +1,401 @@
+// Drives the Crystal LSP extension in a real VS Code (code-server) with headless Chromium.
+//
+// Started by tests/ci/30-vscode-e2e.sh, which starts code-server with the .vsix installed, the
+// fixture workspace and crystalLsp.interpreter pointing at the project's Python. Checks, both in
+// the DOM and in the API-level dump the extension writes (CRYSTAL_LSP_E2E_DUMP):
+//   1. the planted near-duplicate is in the Problems panel with its related location;
+//   2. a setting change (severity) is applied live;
+//   3. "Score selection against reference…" through the command palette, "best matches in the
+//      workspace": scores in the notification equal the server's, n-grams are highlighted;
+//   4. "Show trivially shared n-grams" and "Rebuild index";
+//   5. (when FRESH_PYTHON is set) first run: the interpreter changes to a Python without the
+//      server, the extension restarts, offers to install, we click Install, and it runs.
+// Screenshots go to $SHOTS. Exit 0 on success, 1 on a failed check.
+'use strict';
+const { chromium } = require('playwright-core');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const env = (name, fallback) => {
+    const v = process.env[name] ?? fallback;
+    if (v === undefined) {
+        throw new Error(`${name} is not set`);
+    }
+    return v;
+};
+const URL_ = env('CS_URL');
+const SHOTS = env('SHOTS');
+const DUMP = env('DUMP');
+const WS = env('WS'); // the workspace folder; setting changes go to its .vscode/settings.json
+const CHROMIUM = env('CHROMIUM', '/usr/bin/chromium');
+const FRESH_PYTHON = process.env.FRESH_PYTHON || '';
+const T_DIAG = Number(process.env.E2E_DIAG_TIMEOUT_MS || 180000);
+const T_INSTALL = Number(process.env.E2E_INSTALL_TIMEOUT_MS || 300000);
+
+const HYP = 'revenue.py';
+const REF = 'pricing.py';
+
+const t0 = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const results = [];
+const check = (name, ok, detail) => {
+    results.push({ name, ok: !!ok, detail });
+    log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+};
+
+const readJson = (name) => {
+    try {
+        return JSON.parse(fs.readFileSync(path.join(DUMP, name), 'utf8'));
+    } catch {
+        return undefined;
+    }
+};
+const events = () => {
+    try {
+        return fs
+            .readFileSync(path.join(DUMP, 'events.jsonl'), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l));
+    } catch {
+        return [];
+    }
+};
+async function until(what, fn, timeoutMs, everyMs = 250) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+        const v = await fn();
+        if (v) {
+            return v;
+        }
+        if (Date.now() > end) {
+            throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        }
+        await new Promise((r) => setTimeout(r, everyMs));
+    }
+}
+const crystalDiagnostics = (file) =>
+    (readJson('diagnostics.json') || [])
+        .filter((e) => e.uri.endsWith(`/${file}`))
+        .flatMap((e) => e.diagnostics)
+        .filter((d) => d.source === 'crystal');
+
+// Workspace settings, as a user editing .vscode/settings.json would (the folder is watched).
+function writeSettings(patch) {
+    const file = path.join(WS, '.vscode', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const current = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+    fs.writeFileSync(file, JSON.stringify({ ...current, ...patch }, null, 2));
+}
+
+(async () => {
+    const profile = fs.mkdtempSync(path.join(path.dirname(SHOTS), 'chromium-profile-'));
+    const ctx = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1600, height: 1000 },
+        deviceScaleFactor: 1,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const page = ctx.pages()[0] || (await ctx.newPage());
+    const external = new Set();
+    ctx.on('request', (r) => {
+        const u = new URL(r.url());
+        if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) {
+            external.add(u.origin);
+        }
+    });
+    page.on('pageerror', (e) => log('pageerror:', e.message.slice(0, 200)));
+    let shot = 0;
+    const screenshot = async (name) => {
+        const file = path.join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`);
+        await page.screenshot({ path: file });
+        log('screenshot', path.basename(file));
+        return file;
+    };
+
+    const palette = async (command) => {
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 15000 });
+        await input.fill(`>${command}`);
+        const row = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: command }).first();
+        await row.waitFor({ timeout: 15000 });
+        await page.keyboard.press('Enter');
+    };
+    const quickOpen = async (file, toSide = false) => {
+        await page.keyboard.press('Control+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: 15000 });
+        await input.fill(file);
+        // wait for the filter to apply: the focused (first) row must be the file
+        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: file }).first().waitFor({ timeout: 15000 });
+        await page.keyboard.press(toSide ? 'Control+Enter' : 'Enter');
+        await page.locator(`.tabs-container .tab.active[aria-label*="${file}"]`).first().waitFor({ timeout: 30000 });
+    };
+    const toast = (text) => page.locator('.notifications-toasts .notification-toast', { hasText: text });
+
+    try {
+        log('goto', URL_);
+        await page.goto(URL_, { waitUntil: 'domcontentloaded' });
+        await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+        await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+        log('workbench and explorer ready');
+        await page.locator('.monaco-workbench').click({ position: { x: 800, y: 500 } }).catch(() => {});
+
+        // --- 1. the planted near-duplicate, in the Problems panel with its related location ---
+        await quickOpen(HYP);
+        log(`${HYP} open; waiting for the server's diagnostic`);
+        const statusItem = page.locator('.statusbar-item', { hasText: 'Crystal' }).first();
+        const diags = await until('a crystal diagnostic on revenue.py (API dump)', () => {
+            const d = crystalDiagnostics(HYP);
+            return d.length > 0 ? d : undefined;
+        }, T_DIAG, 500).catch(async (e) => {
+            log('events so far:', JSON.stringify(events().slice(-10)));
+            throw e;
+        });
+        const dup = diags[0];
+        check('API: near-duplicate diagnostic on revenue.py', dup.code === 'near-duplicate' && dup.source === 'crystal', `${dup.message} [${dup.severity}]`);
+        check(
+            'API: related location points at the other copy',
+            dup.relatedInformation.some((ri) => ri.uri.endsWith(`/orders/${REF}`)),
+            JSON.stringify(dup.relatedInformation.map((ri) => `${path.basename(ri.uri)}:${ri.range.start.line + 1}`)),
+        );
+        const states = events().filter((e) => e.event === 'status').map((e) => e.state);
+        check('API: crystal/status reported indexing, then ready', states.includes('indexing') && states.lastIndexOf('ready') > states.indexOf('indexing'), states.join(' → '));
+        await page.waitForSelector('.monaco-editor .squiggly-info, .monaco-editor .squiggly-warning, .monaco-editor .squiggly-hint, .monaco-editor .squiggly-error', { timeout: 30000 }).catch(() => log('no squiggle element seen'));
+        await page.keyboard.press('Control+Shift+M');
+        const markerRows = page.locator('.markers-panel .monaco-list-row');
+        await markerRows.first().waitFor({ timeout: 30000 });
+        await until('the Problems panel to list the related location', async () => {
+            const t = await markerRows.allInnerTexts();
+            return t.some((x) => x.includes(REF)) ? t : undefined;
+        }, 15000).catch(() => undefined);
+        const rows = await markerRows.allInnerTexts();
+        const aria = await markerRows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+        log('Problems rows:', JSON.stringify(rows));
+        const dupRowIndex = rows.findIndex((r) => /crystal/i.test(r) && /near-duplicate/i.test(r));
+        check('DOM: Problems panel shows the crystal near-duplicate', dupRowIndex >= 0, rows[dupRowIndex]);
+        check('DOM: Problems panel shows the related location', rows.some((r, i) => i > dupRowIndex && r.includes(REF)), rows.find((r, i) => i > dupRowIndex && r.includes(REF)));
+        const statusText = await statusItem.innerText().catch(() => '');
+        log('status bar:', JSON.stringify(statusText));
+        check('DOM: status bar counts the duplicate', /duplicate/.test(statusText), statusText);
+        await screenshot('problems-panel');
+        fs.writeFileSync(path.join(SHOTS, 'problems.json'), JSON.stringify({ rows, aria, statusText }, null, 2));
+
+        // --- 1b. hover and quick fix from the server, on the duplicate ---
+        await page.locator(`.tabs-container .tab[aria-label*="${HYP}"]`).first().click();
+        const goToLine = async (line) => {
+            await page.keyboard.press('Control+G');
+            await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
+            await page.keyboard.type(String(line));
+            await page.keyboard.press('Enter');
+        };
+        await goToLine(8);
+        await page.keyboard.press('End'); // inside `def period_revenue(...)`, away from the lightbulb
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'clone class' });
+        const hoverText = await hover
+            .first()
+            .innerText({ timeout: 15000 })
+            .catch(() => '');
+        const serverHover = hoverText.split('\n').filter((l) => /clone class|copy/.test(l));
+        check('DOM: hover from the server describes the copy', /clone class/.test(hoverText) && hoverText.includes(REF), serverHover.slice(0, 2).join(' | '));
+        await screenshot('hover');
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+.');
+        const actions = page.locator('.action-widget .monaco-list-row, .context-view .action-item');
+        await actions.first().waitFor({ timeout: 15000 }).catch(() => undefined);
+        const actionTexts = await actions.allInnerTexts().catch(() => []);
+        log('quick fixes:', JSON.stringify(actionTexts));
+        check('DOM: quick fix "Suppress this duplicate" offered', actionTexts.some((t) => /Suppress this duplicate/.test(t)));
+        const choices = actionTexts.filter((t) => t.trim() && t.trim() !== 'Quick Fix'); // minus the group header
+        const goToIndex = choices.findIndex((t) => t.includes('Go to the other copy'));
+        check('DOM: quick fix "Go to the other copy" offered', goToIndex >= 0);
+        if (goToIndex >= 0) {
+            for (let i = 0; i < goToIndex; i++) {
+                await page.keyboard.press('ArrowDown');
+            }
+            await page.keyboard.press('Enter');
+            await page
+                .locator(`.tabs-container .tab.active[aria-label*="${REF}"]`)
+                .first()
+                .waitFor({ timeout: 15000 })
+                .then(
+                    () => check('DOM: "Go to the other copy" opened the other copy', true),
+                    () => check('DOM: "Go to the other copy" opened the other copy', false),
+                );
+        } else {
+            await page.keyboard.press('Escape');
+        }
+        await quickOpen(HYP);
+
+        // --- 2. settings are applied live: severity information -> warning ---
+        const startsBefore = events().filter((e) => e.event === 'started').length;
+        writeSettings({ 'crystalLsp.severity': 'warning' });
+        const warned = await until('the diagnostic to become a warning', () => crystalDiagnostics(HYP).find((d) => d.severity === 'Warning'), 60000, 300).catch(() => undefined);
+        check(
+            'live setting: crystalLsp.severity=warning reaches the server without a restart',
+            warned && events().filter((e) => e.event === 'started').length === startsBefore,
+            warned && warned.message,
+        );
+        await page.waitForSelector('.monaco-editor .squiggly-warning', { timeout: 15000 }).then(
+            () => check('DOM: warning squiggle in the editor', true),
+            () => check('DOM: warning squiggle in the editor', false),
+        );
+
+        writeSettings({ 'crystalLsp.severity': 'information' });
+        await until('the diagnostic to be information again', () => crystalDiagnostics(HYP).find((d) => d.severity === 'Information'), 60000, 300).catch(() => undefined);
+
+        // --- 3. Score selection against reference… (palette, best matches in the workspace) ---
+        await quickOpen(REF, true); // the other copy beside, to see its highlights too
+        await page.keyboard.press('Control+1'); // back to revenue.py
+        await page.locator(`.tabs-container .tab.active[aria-label*="${HYP}"]`).first().waitFor({ timeout: 10000 });
+        await goToLine(8);
+        await page.keyboard.press('Home');
+        for (let i = 0; i < 12; i++) {
+            await page.keyboard.press('Shift+ArrowDown');
+        }
+        await palette('Crystal: Score selection against reference');
+        const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Best matches in the workspace' });
+        await pick.first().waitFor({ timeout: 15000 });
+        log('reference quick pick shown:', JSON.stringify(await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()));
+        await pick.first().click();
+        const scoreToast = toast('CrystalBLEU');
+        await scoreToast.first().waitFor({ timeout: 60000 });
+        const toastText = (await scoreToast.first().locator('.notification-list-item-message').innerText()).trim();
+        log('score notification:', JSON.stringify(toastText));
+        const score = await until('score.json', () => readJson('score.json'), 10000);
+        const m = /CrystalBLEU (\d\.\d{3}) · BLEU (\d\.\d{3})/.exec(toastText);
+        check('DOM: notification shows CrystalBLEU and BLEU', !!m, toastText);
+        check(
+            'notification scores equal the server result',
+            m && m[1] === score.result.crystalbleu.toFixed(3) && m[2] === score.result.bleu.toFixed(3),
+            `server: crystalbleu=${score.result.crystalbleu} bleu=${score.result.bleu}`,
+        );
+        check('API: the best match is the planted copy', score.result.references.some((r) => (r.uri || '').endsWith(`/orders/${REF}`)), JSON.stringify(score.result.references.map((r) => r.label)));
+        check('API: the scored selection is lines 8-19', score.params.hypothesis.range && score.params.hypothesis.range.start.line === 7, JSON.stringify(score.params.hypothesis));
+        check('API: matched non-trivial n-grams highlighted', score.highlights.hypothesisSpans > 0 && score.highlights.ngrams > 0, JSON.stringify(score.highlights));
+        await page.keyboard.press('ArrowLeft'); // drop the selection so the highlights show
+        const highlighted = await page.locator('.monaco-editor .view-overlays > div > div[class*="ced-"], .monaco-editor .view-overlays div[class*="ced-"]').count();
+        check('DOM: match highlights drawn in the editors', highlighted > 0, `${highlighted} decoration elements`);
+        await page.waitForTimeout(500);
+        const curated = await screenshot('score-selection');
+        fs.copyFileSync(curated, path.join(SHOTS, 'screenshot.png'));
+
+        // Details report from the notification's button.
+        const details = scoreToast.first().locator('.monaco-button', { hasText: 'Details' });
+        if (await details.count()) {
+            await details.first().click();
+            const reportTab = page.locator('.tabs-container .tab[aria-label*="Score of"]');
+            await reportTab.first().waitFor({ timeout: 15000 }).then(
+                () => check('DOM: score report opened from the notification', true),
+                () => check('DOM: score report opened from the notification', false),
+            );
+            const reportText = await page
+                .locator('.monaco-editor .view-lines', { hasText: 'CrystalBLEU score of' })
+                .first()
+                .innerText({ timeout: 10000 })
+                .catch(() => '');
+            check('DOM: the report shows the CrystalBLEU score', reportText.includes(score.result.crystalbleu.toFixed(3)), reportText.split('\n').slice(0, 6).join(' | '));
+            await screenshot('score-report');
+        } else {
+            check('DOM: notification has a Details button', false);
+        }
+
+        // --- 4. the other commands ---
+        await page.keyboard.press('Control+1');
+        await palette('Crystal: Show trivially shared n-grams');
+        const lang = page.locator('.quick-input-list .monaco-list-row', { hasText: 'python' });
+        await lang.first().waitFor({ timeout: 15000 });
+        await lang.first().click();
+        const trivial = await until('trivial.json', () => readJson('trivial.json'), 60000).catch(() => undefined);
+        check('API: trivially shared n-grams of python', trivial && trivial.language && Array.isArray(trivial.ngrams), trivial && `k=${trivial.k}, ${trivial.ngrams.length} n-grams, e.g. ${JSON.stringify((trivial.ngrams[0] || {}).ngram)}`);
+        await page
+            .locator('.tabs-container .tab[aria-label*="Trivially shared"]')
+            .first()
+            .waitFor({ timeout: 15000 })
+            .then(
+                () => check('DOM: trivially shared n-grams report opened', true),
+                () => check('DOM: trivially shared n-grams report opened', false),
+            );
+        await screenshot('trivial-ngrams');
+
+        await palette('Crystal: Rebuild index');
+        const rebuilt = await until('rebuild.json', () => readJson('rebuild.json'), 120000).catch(() => undefined);
+        check('API: index rebuilt', rebuilt && typeof rebuilt.files === 'number' && rebuilt.files >= 2, JSON.stringify(rebuilt));
+        await toast('index rebuilt').first().waitFor({ timeout: 15000 }).then(
+            () => check('DOM: rebuild notification', true),
+            () => check('DOM: rebuild notification', false),
+        );
+
+        const startsBeforeRestart = events().filter((e) => e.event === 'started').length;
+        await palette('Crystal: Restart server');
+        await until('a restart', () => events().filter((e) => e.event === 'started').length > startsBeforeRestart, 60000).then(
+            () => check('API: "Restart server" restarted the server', true),
+            () => check('API: "Restart server" restarted the server', false),
+        );
+        await until('the diagnostic after the restart', () => crystalDiagnostics(HYP).length > 0, T_DIAG, 500).then(
+            () => check('API: diagnostics again after the restart', true),
+            () => check('API: diagnostics again after the restart', false),
+        );
+
+        // --- 5. first run with a Python that lacks the server: restart, offer, install ---
+        if (FRESH_PYTHON) {
+            const startedBefore = events().filter((e) => e.event === 'started').length;
+            await page.keyboard.press('Control+1');
+            writeSettings({ 'crystalLsp.interpreter': [FRESH_PYTHON] });
+            log('crystalLsp.interpreter ->', FRESH_PYTHON);
+            const offer = toast('does not have the Crystal language server');
+            await offer.first().waitFor({ timeout: 60000 });
+            check('DOM: install offered for a Python without the server', true, (await offer.first().innerText()).split('\n')[0]);
+            const statusNeeds = await statusItem.innerText().catch(() => '');
+            check('DOM: status bar says not installed', /not installed/.test(statusNeeds), statusNeeds);
+            await screenshot('install-offer');
+            const button = offer.first().locator('.monaco-button', { hasText: /Install/ }).first();
+            const label = await button.innerText();
+            await button.click();
+            log('clicked', JSON.stringify(label));
+            await toast('installing the language server').first().waitFor({ timeout: 30000 }).then(
+                async () => {
+                    await page.waitForTimeout(1500);
+                    await screenshot('installing');
+                },
+                () => log('no installing progress toast seen'),
+            );
+            const done = await until('installDone or installFailed', () => events().find((e) => e.event === 'installDone' || e.event === 'installFailed'), T_INSTALL, 1000);
+            check('first run: one-click install succeeded', done.event === 'installDone', JSON.stringify(done));
+            const started = await until('the server to start from the fresh environment', () => {
+                const s = events().filter((e) => e.event === 'started');
+                return s.length > startedBefore ? s[s.length - 1] : undefined;
+            }, 60000).catch(() => undefined);
+            check('first run: server restarted with the new interpreter', started && started.python.join(' ') === FRESH_PYTHON, started && started.python.join(' '));
+            const again = await until('the diagnostic from the freshly installed server', () => {
+                const s = events().filter((e) => e.event === 'started');
+                const d = crystalDiagnostics(HYP);
+                return s.length > startedBefore && d.length > 0 ? d : undefined;
+            }, T_DIAG, 500).catch(() => undefined);
+            check('first run: near-duplicate reported by the installed server', !!again, again && again[0].message);
+            await page.waitForTimeout(1000);
+            await screenshot('after-install');
+        }
+    } catch (e) {
+        log('ERROR:', e && e.stack ? e.stack : e);
+        check('drive completed', false, String(e && e.message));
+        await screenshot('failure').catch(() => undefined);
+    }
+
+    const toasts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts().catch(() => []);
+    log('notifications at the end:', JSON.stringify(toasts));
+    check('no request left localhost', external.size === 0, JSON.stringify([...external]));
+    fs.writeFileSync(path.join(SHOTS, 'results.json'), JSON.stringify({ results, events: events() }, null, 2));
+    await ctx.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    const failed = results.filter((r) => !r.ok);
+    console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
+    process.exit(failed.length ? 1 : 0);
+})().catch((e) => {
+    console.error('FAILED:', e);
+    process.exit(2);
+});

@@ -1,0 +1,114 @@
+/**
+ * Text shown to the user for scores and n-gram lists (notification summary, report documents).
+ */
+import { computeHighlights, ngramText } from './highlights';
+import type { Range, ScoreResult, TrivialNgramsResult } from './protocol';
+
+export function formatScore(x: number): string {
+    if (!Number.isFinite(x)) {
+        return 'n/a';
+    }
+    return x.toFixed(3);
+}
+
+export function formatRange(r: Range | undefined): string {
+    if (!r) {
+        return '';
+    }
+    const a = r.start.line + 1;
+    const b = r.end.character === 0 && r.end.line > r.start.line ? r.end.line : r.end.line + 1;
+    return a === b ? `:${a}` : `:${a}-${b}`;
+}
+
+/** Last path segment of a URI or path, decoded. */
+export function baseName(uriOrPath: string): string {
+    const trimmed = uriOrPath.replace(/[/\\]+$/, '');
+    const last = trimmed.slice(Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
+    try {
+        return decodeURIComponent(last);
+    } catch {
+        return last;
+    }
+}
+
+/** One line for a notification: `CrystalBLEU 0.734 · BLEU 0.912 against utils.py:10-30`. */
+export function scoreSummary(result: ScoreResult): string {
+    const refs = result.references;
+    let against: string;
+    if (refs.length === 0) {
+        against = 'no reference';
+    } else if (refs.length === 1) {
+        against = refs[0].label;
+    } else {
+        const best = bestReference(result);
+        against = `${refs.length} references (best: ${best?.label ?? '?'})`;
+    }
+    return `CrystalBLEU ${formatScore(result.crystalbleu)} · BLEU ${formatScore(result.bleu)} against ${against}`;
+}
+
+export function bestReference(result: ScoreResult): ScoreResult['references'][number] | undefined {
+    let best: ScoreResult['references'][number] | undefined;
+    for (const r of result.references) {
+        if (!best || r.crystalbleu > best.crystalbleu) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+function mdCell(s: string): string {
+    return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** The report document for a score: scores, per-reference table, signatures, matched n-grams. */
+export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string, maxNgrams = 40): string {
+    const lines: string[] = [];
+    const h = computeHighlights(result);
+    lines.push(`# CrystalBLEU score of ${hypothesisLabel}`, '');
+    lines.push(`| metric | score |`, `| --- | ---: |`);
+    lines.push(`| CrystalBLEU | ${formatScore(result.crystalbleu)} |`);
+    lines.push(`| BLEU | ${formatScore(result.bleu)} |`, '');
+    lines.push(`Language: ${result.language}. Matched non-trivial n-grams: ${h.ngramCount}.`, '');
+    if (result.references.length > 0) {
+        lines.push('## References', '', '| reference | CrystalBLEU | BLEU |', '| --- | ---: | ---: |');
+        const sorted = [...result.references].sort((a, b) => b.crystalbleu - a.crystalbleu);
+        for (const r of sorted) {
+            lines.push(`| ${mdCell(r.label)} | ${formatScore(r.crystalbleu)} | ${formatScore(r.bleu)} |`);
+        }
+        lines.push('');
+    }
+    lines.push('## Signatures', '', 'Two scores are comparable only when their signatures are equal.', '');
+    lines.push('```', `crystalbleu: ${result.signature.crystalbleu}`, `bleu:        ${result.signature.bleu}`, '```', '');
+    if (result.matches.length > 0) {
+        lines.push('## Matched n-grams (trivially shared ones excluded)', '');
+        const sorted = [...result.matches].sort((a, b) => b.ngram.length - a.ngram.length || b.hypothesisRanges.length - a.hypothesisRanges.length);
+        for (const m of sorted.slice(0, maxNgrams)) {
+            const where = m.hypothesisRanges.map((r) => `${r.start.line + 1}`).filter((v, i, a) => a.indexOf(v) === i);
+            lines.push(`- \`${mdCell(ngramText(m.ngram)).replace(/`/g, "'")}\` (line${where.length > 1 ? 's' : ''} ${where.join(', ')})`);
+        }
+        if (sorted.length > maxNgrams) {
+            lines.push(`- … and ${sorted.length - maxNgrams} more`);
+        }
+        lines.push('');
+    }
+    return lines.join('\n');
+}
+
+export function trivialNgramsMarkdown(result: TrivialNgramsResult): string {
+    const lines = [
+        `# Trivially shared n-grams: ${result.language}`,
+        '',
+        `k = ${result.k}, S fingerprint \`${result.fingerprint}\`. CrystalBLEU ignores these n-grams: ` +
+            'they are shared by almost any two programs of the language.',
+        '',
+        '| rank | count | n | n-gram |',
+        '| ---: | ---: | ---: | --- |',
+    ];
+    result.ngrams.forEach((g, i) => {
+        lines.push(`| ${i + 1} | ${g.count} | ${g.ngram.length} | \`${mdCell(ngramText(g.ngram)).replace(/`/g, "'")}\` |`);
+    });
+    if (result.ngrams.length === 0) {
+        lines.push('| | | | (none: the index has no files of this language yet) |');
+    }
+    return lines.join('\n') + '\n';
+}

@@ -1,0 +1,162 @@
+/**
+ * `crystalLsp.*` settings: defaults, and the mapping from what VS Code stores to what the server
+ * reads (`initializationOptions.settings` and `workspace/configuration` section `crystalLsp`).
+ *
+ * The server only ever sees {@link ServerSettings}: client-only keys (interpreter, install policy,
+ * trace) are dropped, `kAuto` becomes `k: "auto"`, and malformed values (settings.json is free
+ * text) fall back to the defaults with a note for the log instead of reaching the server.
+ */
+
+export const SECTION = 'crystalLsp';
+
+export type Severity = 'hint' | 'information' | 'warning' | 'error';
+export const SEVERITIES: readonly Severity[] = ['hint', 'information', 'warning', 'error'];
+
+export interface ServerSettings {
+    enable: boolean;
+    threshold: number;
+    k: number | 'auto';
+    minTokens: number;
+    minLines: number;
+    severity: Severity;
+    languages: string[];
+    exclude: string[];
+    debounceMs: number;
+    maxFileBytes: number;
+}
+
+export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
+    enable: true,
+    threshold: 0.6,
+    k: 500,
+    minTokens: 50,
+    minLines: 5,
+    severity: 'information',
+    languages: [],
+    exclude: [],
+    debounceMs: 300,
+    maxFileBytes: 2_000_000,
+});
+
+/** Settings the extension itself consumes; changing one of the first two restarts the server. */
+export const RESTART_KEYS = ['interpreter', 'installIfMissing'] as const;
+export const CLIENT_ONLY_KEYS = ['interpreter', 'installIfMissing', 'trace', 'kAuto'] as const;
+
+export type InstallPolicy = 'ask' | 'always' | 'never';
+
+export interface Mapped {
+    settings: ServerSettings;
+    /** One line per value that was ignored, e.g. `crystalLsp.threshold: 7 is not in (0, 1]; using 0.6`. */
+    problems: string[];
+}
+
+type Raw = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Raw {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Maps the raw `crystalLsp` configuration object to the server's settings. */
+export function toServerSettings(raw: unknown): Mapped {
+    const problems: string[] = [];
+    const src: Raw = isRecord(raw) ? raw : {};
+    const d = DEFAULT_SETTINGS;
+
+    const bad = (key: string, value: unknown, why: string, fallback: unknown): void => {
+        problems.push(`${SECTION}.${key}: ${JSON.stringify(value)} ${why}; using ${JSON.stringify(fallback)}`);
+    };
+
+    const bool = (key: keyof ServerSettings, fallback: boolean): boolean => {
+        const v = src[key];
+        if (v === undefined || v === null) {
+            return fallback;
+        }
+        if (typeof v === 'boolean') {
+            return v;
+        }
+        bad(key, v, 'is not true or false', fallback);
+        return fallback;
+    };
+
+    const int = (key: keyof ServerSettings, fallback: number, min: number): number => {
+        const v = src[key];
+        if (v === undefined || v === null) {
+            return fallback;
+        }
+        if (typeof v === 'number' && Number.isInteger(v) && v >= min) {
+            return v;
+        }
+        bad(key, v, `is not an integer >= ${min}`, fallback);
+        return fallback;
+    };
+
+    const strings = (key: keyof ServerSettings): string[] => {
+        const v = src[key];
+        if (v === undefined || v === null) {
+            return [];
+        }
+        if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+            return v.map((x: string) => x.trim()).filter((x) => x.length > 0);
+        }
+        bad(key, v, 'is not a list of strings', []);
+        return [];
+    };
+
+    let threshold = d.threshold;
+    const t = src.threshold;
+    if (t !== undefined && t !== null) {
+        if (typeof t === 'number' && Number.isFinite(t) && t > 0 && t <= 1) {
+            threshold = t;
+        } else {
+            bad('threshold', t, 'is not a number in (0, 1]', d.threshold);
+        }
+    }
+
+    const kAuto = src.kAuto;
+    if (kAuto !== undefined && kAuto !== null && typeof kAuto !== 'boolean') {
+        bad('kAuto', kAuto, 'is not true or false', false);
+    }
+    const k: number | 'auto' = kAuto === true || src.k === 'auto' ? 'auto' : int('k', d.k as number, 0);
+
+    let severity: Severity = d.severity;
+    const s = src.severity;
+    if (s !== undefined && s !== null) {
+        if (typeof s === 'string' && (SEVERITIES as readonly string[]).includes(s)) {
+            severity = s as Severity;
+        } else {
+            bad('severity', s, `is not one of ${SEVERITIES.join(', ')}`, d.severity);
+        }
+    }
+
+    return {
+        settings: {
+            enable: bool('enable', d.enable),
+            threshold,
+            k,
+            minTokens: int('minTokens', d.minTokens, 1),
+            minLines: int('minLines', d.minLines, 1),
+            severity,
+            languages: strings('languages'),
+            exclude: strings('exclude'),
+            debounceMs: int('debounceMs', d.debounceMs, 0),
+            maxFileBytes: int('maxFileBytes', d.maxFileBytes, 1),
+        },
+        problems,
+    };
+}
+
+/** `crystalLsp.installIfMissing`, tolerating junk. */
+export function installPolicy(raw: unknown): InstallPolicy {
+    return raw === 'always' || raw === 'never' ? raw : 'ask';
+}
+
+/** `crystalLsp.interpreter`: a command line; a lone string is accepted too. Empty entries dropped. */
+export function interpreterSetting(raw: unknown): string[] {
+    if (typeof raw === 'string') {
+        return raw.trim() ? [raw.trim()] : [];
+    }
+    if (Array.isArray(raw)) {
+        return raw.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter((x) => x.length > 0);
+    }
+    return [];
+}

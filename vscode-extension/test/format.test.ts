@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { baseName, bestReference, formatRange, formatScore, scoreReportMarkdown, scoreSummary, trivialNgramsMarkdown } from '../src/core/format';
+import type { ScoreResult } from '../src/core/protocol';
+
+const result: ScoreResult = {
+    language: 'python',
+    bleu: 0.91234,
+    crystalbleu: 0.73456,
+    signature: { bleu: 'bleu|tok:pygments|lang:python', crystalbleu: 'crystalbleu|tok:pygments|lang:python|k:500' },
+    references: [
+        { uri: 'file:///ws/a.py', label: 'a.py:3-20', bleu: 0.5, crystalbleu: 0.4 },
+        { uri: 'file:///ws/b.py', label: 'b.py:1-9', bleu: 0.91234, crystalbleu: 0.73456 },
+    ],
+    matches: [
+        { ngram: ['for', 'x', 'in', 'xs'], hypothesisRanges: [{ start: { line: 2, character: 0 }, end: { line: 2, character: 12 } }], referenceRanges: [] },
+        { ngram: ['a|b'], hypothesisRanges: [], referenceRanges: [] },
+    ],
+};
+
+test('scores are shown with three decimals', () => {
+    assert.equal(formatScore(0.73456), '0.735');
+    assert.equal(formatScore(1), '1.000');
+    assert.equal(formatScore(Number.NaN), 'n/a');
+});
+
+test('summary line names the best reference', () => {
+    assert.equal(scoreSummary(result), 'CrystalBLEU 0.735 · BLEU 0.912 against 2 references (best: b.py:1-9)');
+    assert.equal(scoreSummary({ ...result, references: [result.references[0]] }), 'CrystalBLEU 0.735 · BLEU 0.912 against a.py:3-20');
+    assert.equal(scoreSummary({ ...result, references: [] }), 'CrystalBLEU 0.735 · BLEU 0.912 against no reference');
+    assert.equal(bestReference(result)?.label, 'b.py:1-9');
+});
+
+test('report has scores, references sorted by CrystalBLEU, signatures and n-grams', () => {
+    const md = scoreReportMarkdown(result, 'c.py:5-9');
+    assert.match(md, /^# CrystalBLEU score of c\.py:5-9/);
+    assert.match(md, /\| CrystalBLEU \| 0\.735 \|/);
+    assert.ok(md.indexOf('b.py:1-9') < md.indexOf('a.py:3-20'));
+    assert.match(md, /crystalbleu: crystalbleu\|tok:pygments\|lang:python\|k:500/);
+    assert.match(md, /- `for x in xs` \(line 3\)/);
+    assert.match(md, /`a\\\|b`/);
+    assert.match(md, /Matched non-trivial n-grams: 2\./);
+});
+
+test('line ranges are 1-based and a selection ending at column 0 excludes that line', () => {
+    assert.equal(formatRange(undefined), '');
+    assert.equal(formatRange({ start: { line: 4, character: 0 }, end: { line: 9, character: 0 } }), ':5-9');
+    assert.equal(formatRange({ start: { line: 4, character: 2 }, end: { line: 4, character: 9 } }), ':5');
+    assert.equal(formatRange({ start: { line: 4, character: 2 }, end: { line: 6, character: 1 } }), ':5-7');
+});
+
+test('base names of URIs and paths', () => {
+    assert.equal(baseName('file:///ws/dir/my%20file.py'), 'my file.py');
+    assert.equal(baseName('C:\\x\\y.py'), 'y.py');
+    assert.equal(baseName('/a/b/'), 'b');
+});
+
+test('trivially shared n-gram table', () => {
+    const md = trivialNgramsMarkdown({
+        language: 'python',
+        k: 500,
+        fingerprint: '6a4c384bf7fe',
+        ngrams: [
+            { ngram: ['(', ')'], count: 120 },
+            { ngram: [')', ':'], count: 99 },
+        ],
+    });
+    assert.match(md, /k = 500, S fingerprint `6a4c384bf7fe`/);
+    assert.match(md, /\| 1 \| 120 \| 2 \| `\( \)` \|/);
+    assert.match(md, /\| 2 \| 99 \| 2 \| `\) :` \|/);
+    assert.match(trivialNgramsMarkdown({ language: 'go', k: 'auto', fingerprint: 'x', ngrams: [] }), /none: the index has no files/);
+});

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_SETTINGS, installPolicy, interpreterSetting, toServerSettings } from '../src/core/settings';
+
+test('defaults when nothing is set', () => {
+    const m = toServerSettings(undefined);
+    assert.deepEqual(m.settings, DEFAULT_SETTINGS);
+    assert.deepEqual(m.problems, []);
+});
+
+test('VS Code configuration object maps to the server keys only', () => {
+    const raw = {
+        enable: false,
+        threshold: 0.75,
+        k: 200,
+        kAuto: false,
+        minTokens: 30,
+        minLines: 3,
+        severity: 'warning',
+        languages: ['python', ' java ', ''],
+        exclude: ['**/gen/**'],
+        debounceMs: 0,
+        maxFileBytes: 1000,
+        interpreter: ['/x/python'],
+        installIfMissing: 'never',
+        trace: { server: 'verbose' },
+    };
+    const m = toServerSettings(raw);
+    assert.deepEqual(m.problems, []);
+    assert.deepEqual(m.settings, {
+        enable: false,
+        threshold: 0.75,
+        k: 200,
+        minTokens: 30,
+        minLines: 3,
+        severity: 'warning',
+        languages: ['python', 'java'],
+        exclude: ['**/gen/**'],
+        debounceMs: 0,
+        maxFileBytes: 1000,
+    });
+    assert.ok(!('interpreter' in m.settings));
+    assert.ok(!('trace' in m.settings));
+    assert.ok(!('kAuto' in m.settings));
+});
+
+test('kAuto sends k = "auto", whatever k says', () => {
+    assert.equal(toServerSettings({ k: 10, kAuto: true }).settings.k, 'auto');
+    assert.equal(toServerSettings({ k: 'oops', kAuto: true }).problems.length, 0);
+    assert.equal(toServerSettings({ k: 'auto' }).settings.k, 'auto');
+    assert.equal(toServerSettings({ k: 0 }).settings.k, 0);
+});
+
+test('malformed values fall back to defaults with a note', () => {
+    const m = toServerSettings({ threshold: 7, k: -1, severity: 'fatal', minTokens: 2.5, languages: 'python', enable: 'yes', kAuto: 'no' });
+    assert.equal(m.settings.threshold, 0.6);
+    assert.equal(m.settings.k, 500);
+    assert.equal(m.settings.severity, 'information');
+    assert.equal(m.settings.minTokens, 50);
+    assert.deepEqual(m.settings.languages, []);
+    assert.equal(m.settings.enable, true);
+    assert.equal(m.problems.length, 7);
+    assert.match(m.problems.find((p) => p.startsWith('crystalLsp.threshold'))!, /7 is not a number in \(0, 1\]; using 0.6/);
+});
+
+test('threshold bounds: 0 rejected, 1 accepted', () => {
+    assert.equal(toServerSettings({ threshold: 0 }).settings.threshold, 0.6);
+    assert.equal(toServerSettings({ threshold: 1 }).settings.threshold, 1);
+    assert.equal(toServerSettings({ threshold: Number.NaN }).settings.threshold, 0.6);
+});
+
+test('null values (unset in a scope) mean default, silently', () => {
+    const m = toServerSettings({ threshold: null, languages: null });
+    assert.equal(m.settings.threshold, 0.6);
+    assert.deepEqual(m.problems, []);
+});
+
+test('install policy and interpreter setting tolerate junk', () => {
+    assert.equal(installPolicy('always'), 'always');
+    assert.equal(installPolicy('never'), 'never');
+    assert.equal(installPolicy('sometimes'), 'ask');
+    assert.equal(installPolicy(undefined), 'ask');
+    assert.deepEqual(interpreterSetting(['uv', ' run ', '', 'python', 3]), ['uv', 'run', 'python']);
+    assert.deepEqual(interpreterSetting(' /usr/bin/python3 '), ['/usr/bin/python3']);
+    assert.deepEqual(interpreterSetting(''), []);
+    assert.deepEqual(interpreterSetting(null), []);
+});
