@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from crystal_lsp.crystal import CrystalBLEU
-from crystal_lsp.entries import OK, SnippetMeta
+from crystal_lsp.entries import GENERATED, OK, SnippetMeta
 from crystal_lsp.findings import Finding, Location, Pair, sort_findings
 from crystal_lsp.fingerprints import SHINGLE_N, U64, gram_hashes
 from crystal_lsp.index import LanguageSets, RepoIndex
@@ -121,7 +121,11 @@ class CloneFinder:
         arrays: list[U64] = []
         for path, state in sorted(self.index.files.items()):
             entry = state.entry
-            if entry.language != language or entry.status != OK or state.override != volatile:
+            if (
+                entry.language != language
+                or entry.status not in (OK, GENERATED)
+                or state.override != volatile
+            ):
                 continue
             for i, meta in enumerate(entry.snippets):
                 if meta.suppressed or (meta.kind == DATA and not self.config.report_data):
@@ -295,6 +299,9 @@ class CloneFinder:
         return sorted(found)
 
     def _comparable(self, ra: Ref, rb: Ref, ma: SnippetMeta, mb: SnippetMeta) -> bool:
+        files = self.index.files
+        if files[ra[0]].entry.status == GENERATED and files[rb[0]].entry.status == GENERATED:
+            return False  # generated code repeating itself is what generators do
         if ra[0] != rb[0]:
             return True
         if not self.config.same_file:

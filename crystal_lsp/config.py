@@ -122,7 +122,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 2,
+                "format": 3,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

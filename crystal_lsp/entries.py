@@ -6,8 +6,10 @@ retrieval, and the heavy part (tokens with offsets and categories) needed only t
 that are not cached yet. Both are plain JSON (see :mod:`crystal_lsp.store`).
 
 Files that should not take part are marked with a status instead of being dropped silently:
-``generated`` (a generated-code marker in the first lines), ``minified`` (very long lines) or
-``no-code``; binary, oversized and unreadable files never get an entry (see :mod:`sources`).
+``minified`` (very long lines) or ``no-code``; binary, oversized and unreadable files never get
+an entry (see :mod:`sources`). ``generated`` files (a generated-code marker in the first lines)
+keep their snippets: they are compared with hand-written code (a function pasted into a
+generated file is still a copy) but never with each other, which is where generated code repeats.
 """
 
 from __future__ import annotations
@@ -212,7 +214,7 @@ def build_entry(
     heavy = Heavy(tokens.texts, cats, tokens.starts, lines)
     if not tokens:
         return Entry(lang, NO_CODE, 0, [], [], replaced, heavy)
-    if status != OK:
+    if status not in (OK, GENERATED):
         return Entry(lang, status, len(tokens), [], [], replaced, heavy)
     source_lines = source.split("\n")
     suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
@@ -242,7 +244,7 @@ def build_entry(
                 )
             )
         )
-    return Entry(lang, OK, len(tokens), metas, parts, replaced, heavy)
+    return Entry(lang, status, len(tokens), metas, parts, replaced, heavy)
 
 
 def _meta(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crystal_lsp.config import ScanConfig
-from crystal_lsp.entries import OK, Entry, Heavy, build_entry
+from crystal_lsp.entries import GENERATED, OK, Entry, Heavy, build_entry
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.fingerprints import content_sha
 from crystal_lsp.lexers import (
@@ -110,7 +110,10 @@ class RefreshStats:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def _build_job(job: tuple[str, str, str | None, int, int, int]) -> tuple[bytes, bytes]:
+BuildJob = tuple[str, str, str | None, int, int, int]  # path, text, language, replaced, sizes
+
+
+def _build_job(job: BuildJob) -> tuple[bytes, bytes]:
     """Tokenize one file in a worker; returns the encoded light and heavy cache values."""
     path, text, language, replaced, min_tokens, min_lines = job
     entry = build_entry(
@@ -132,6 +135,7 @@ class RepoIndex:
         self.jobs = jobs if jobs is not None else default_jobs()
         self.files: dict[str, FileState] = {}
         self.skipped: list[tuple[str, str]] = []
+        self.generated: list[str] = []  # indexed, but compared only with hand-written code
         self._entry_sig = config.entry_signature()
         self._heavy: OrderedDict[str, Heavy] = OrderedDict()
         self._pending_heavy: dict[str, bytes] = {}  # encoded tokens of files built in this run
@@ -238,19 +242,23 @@ class RepoIndex:
         stats.tokenized = len(built)
         stats.timings["lexing"] = time.perf_counter() - started
 
+        generated: list[str] = []
         for rel, state in list(states.items()):
             language = state.entry.language
             if language != GENERIC and not self._wanted_language(language):
                 skipped.append((rel, f"not code ({language})"))
                 del states[rel]
                 continue
-            if state.entry.status != OK:
+            if state.entry.status == GENERATED:
+                generated.append(rel)
+            elif state.entry.status != OK:
                 skipped.append((rel, state.entry.status))
             elif language == GENERIC:
                 skipped.append((rel, "unknown language"))
                 del states[rel]
         self.files = states
         self.skipped = sorted(skipped)
+        self.generated = sorted(generated)
         stats.files = len(states)
         stats.skipped = self.skipped
         manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
@@ -265,7 +273,7 @@ class RepoIndex:
         overrides: Mapping[str, bytes],
         progress: Progress | None,
     ) -> list[tuple[str, str, Entry]]:
-        prepared: list[tuple[str, str, str | None, int, int, int]] = []
+        prepared: list[BuildJob] = []
         shas: list[str] = []
         for rel, sha, data in jobs:
             try:
@@ -298,9 +306,12 @@ class RepoIndex:
         total = len(prepared)
         workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
         results: Iterable[tuple[bytes, bytes]]
-        if workers <= 1:
+        elsewhere = self._map_build_jobs(prepared)
+        pool = None
+        if elsewhere is not None:
+            results = elsewhere
+        elif workers <= 1:
             results = map(_build_job, prepared)
-            pool = None
         else:
             pool = ProcessPoolExecutor(max_workers=workers)
             results = pool.map(_build_job, prepared, chunksize=8)
@@ -320,6 +331,13 @@ class RepoIndex:
                 # wait for every queued file
                 pool.shutdown(cancel_futures=True)
         return out
+
+    def _map_build_jobs(self, jobs: list[BuildJob]) -> Iterable[tuple[bytes, bytes]] | None:
+        """Results of the tokenizer jobs run by another engine, in order; ``None``: run them here.
+
+        :class:`crystal_lsp.distributed.scan.EngineIndex` runs them on a Dask cluster.
+        """
+        return None
 
     def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
         """Record why a content is not indexed, so later scans need not read it again."""
@@ -469,17 +487,12 @@ class RepoIndex:
             # k = 500 is the paper's choice for corpora of 0.5-2.6 M tokens; in a small
             # repository it would make nearly every n-gram "trivially shared".
             k = max(1, round(int(k) * tokens / SMALL_CORPUS_TOKENS))
-        raw = build_sset(
-            raw_docs,
-            5000 if k == "auto" else int(k),
-            self.config.max_n,
-            language=language,
-            tokenizer=label,
+        raw = self._make_sset(
+            raw_docs, 5000 if k == "auto" else int(k), language=language, tokenizer=label
         )
-        norm = build_sset(
+        norm = self._make_sset(
             norm_docs,
             5000 if k == "auto" else int(k),
-            self.config.max_n,
             language=language,
             tokenizer=label + " view:normalized",
         )
@@ -489,6 +502,15 @@ class RepoIndex:
         for sset in (raw, norm):
             sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
         return LanguageSets(raw, norm, shas, tokens)
+
+    def _make_sset(
+        self, docs: list[list[str]], k: int, *, language: str, tokenizer: str
+    ) -> TriviallySharedSet:
+        """S of token sequences.
+
+        :class:`crystal_lsp.distributed.scan.EngineIndex` counts them on a Dask cluster.
+        """
+        return build_sset(docs, k, self.config.max_n, language=language, tokenizer=tokenizer)
 
     def _builtin_sets(self, language: str) -> tuple[TriviallySharedSet, TriviallySharedSet] | None:
         raw, norm = builtin_sset(language, "raw"), builtin_sset(language, "normalized")

@@ -38,6 +38,7 @@ class ScanResult:
     candidates: int = 0
     scored: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
     ssets: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     cached: bool = False
@@ -65,6 +66,7 @@ class ScanResult:
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "findings": [f.to_json(with_ngrams) for f in self.findings],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "generated": list(self.generated),
         }
 
 
@@ -159,7 +161,14 @@ def run_scan(
         timings = dict(stats.timings)
         focus = focus_snippets(index, focus_lines) if focus_lines is not None else None
         findings: list[Finding] = []
-        result = ScanResult(root, config, findings, files=stats.files, skipped=stats.skipped)
+        result = ScanResult(
+            root,
+            config,
+            findings,
+            files=stats.files,
+            skipped=stats.skipped,
+            generated=list(index.generated),
+        )
         if focus is None or focus:
             finder = finder if finder is not None and finder.index is index else CloneFinder(index)
             per_language = finder.find(focus, progress)
@@ -207,6 +216,7 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
         candidates=summary["candidates"],
         scored=0,
         skipped=[(s["path"], s["reason"]) for s in doc["skipped"]],
+        generated=list(doc.get("generated", [])),
         ssets=dict(doc["ssets"]),
         cached=True,
     )

@@ -229,6 +229,11 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
     write(f"\n{summary}\n")
     if langs:
         write(f"signature {result.config.signature()}  {langs}\n")
+    if result.generated:
+        count = len(result.generated)
+        write(
+            f"{count} generated file{'s' if count != 1 else ''} compared only with hand-written code\n"
+        )
     if result.skipped:
         reasons = Counter(_reason_group(r) for _, r in result.skipped)
         count = len(result.skipped)

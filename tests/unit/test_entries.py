@@ -46,7 +46,8 @@ def test_generated_markers(header: str) -> None:
     source = header + "\n" + ORIGINAL
     assert detect_status(source) == GENERATED
     built = entry(source)
-    assert built.status == GENERATED and built.snippets == [] and built.token_count > 0
+    # generated files keep their snippets: they are compared with hand-written code only
+    assert built.status == GENERATED and built.snippets and built.token_count > 0
 
 
 def test_generated_marker_only_counts_in_the_first_lines() -> None:

@@ -193,14 +193,14 @@ def test_skipped_files_have_reasons(tmp_path: pathlib.Path, store: Store) -> Non
         "big.py": "too large (2,400 bytes > 2,000)",
         "notes.md": "not code (markdown)",
         "data.unknownext": "unknown language",
-        "gen.py": GENERATED,
         "config.json": "not code (json)",
         "app.js": "too large (8,000 bytes > 2,000)",
     }
     assert stats.skipped == sorted(stats.skipped)
     assert index.languages() == ["python"]
-    # generated files stay known to the index but take no part
+    # generated files are indexed (compared with hand-written code only), not skipped
     assert index.files["gen.py"].entry.status == GENERATED
+    assert index.generated == ["gen.py"]
     assert index.files["ok.py"].entry.status == OK
     # skip decisions are cached by content: a new index does not read the files again
     again = RepoIndex(str(root), ScanConfig(max_file_bytes=2000), store, jobs=1)
