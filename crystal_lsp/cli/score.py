@@ -301,7 +301,7 @@ def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
     else:
         print(f"{hyp_path}  vs  {', '.join(ref_paths)}")
         for name in metrics:
-            print(
-                f"  {LABELS.get(name, name.upper()):<15}{row[name]:.4f}  {row['signatures'][name]}"
-            )
+            level = row.get("details", {}).get(name, {}).get("level")
+            shown = f"{row[name]:.4f}" + (f" ({level})" if level else "")
+            print(f"  {LABELS.get(name, name.upper()):<15}{shown}  {row['signatures'][name]}")
     return 0
