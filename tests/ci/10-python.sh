@@ -11,4 +11,5 @@ bash tests/ci/system-packages.sh
 "$VENV/bin/ruff" check crystal_lsp hooks tests bench
 "$VENV/bin/ruff" format --check crystal_lsp hooks tests bench
 "$VENV/bin/mypy"
+"$VENV/bin/mypy" hooks
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests

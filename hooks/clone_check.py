@@ -1,0 +1,368 @@
+"""``crystal-clones``: report clone-like code a commit adds, compared with the whole repository.
+
+The pre-commit hook (id ``crystal-clones``) and the plain git hook (``hooks/pre-commit``) both
+run this. It is an adapter: git tells it what the commit adds (:mod:`.staged`), the core's
+:func:`crystal_lsp.scan.run_scan` finds the clone classes of the snippets overlapping added
+lines against every file of the repository at its staged state (sharing the on-disk index with
+``crystal-lsp scan`` and the language server), and :mod:`.moves` drops code the same commit
+removes elsewhere. What it checks depends on how it is called:
+
+* **staged** (the default; ``pre-commit`` stage): the index against ``HEAD``. pre-commit passes
+  the staged files; without file names, every staged file is checked.
+* **range** (``--from-ref``/``--to-ref``, which pre-commit sets in the ``pre-push`` stage and
+  for ``run --from-ref X --to-ref Y``): the lines the commits add.
+* **files** (``--all``, or file names that are not all staged, as with
+  ``pre-commit run --all-files``, ``--files`` or ``--hook-stage manual``): every clone in the
+  given files, against the repository as it is on disk.
+
+Exit codes: 0 nothing found (or ``--warn-only``), 1 clone-like additions, 2 usage or
+configuration error, 3 internal error (with a trace on stderr, never mistaken for findings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crystal_lsp import __version__
+from crystal_lsp.baseline import load_baseline, without_baselined
+from crystal_lsp.config import ScanConfig, load_config
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
+from crystal_lsp.findings import Finding
+from crystal_lsp.index import RepoIndex
+from crystal_lsp.repo import filter_paths, list_files
+from crystal_lsp.scan import ScanResult, open_store, run_scan
+
+from .gitio import Git, Spans, git_env
+from .moves import (
+    Key,
+    Piece,
+    added_pieces,
+    match_moves,
+    removed_pieces,
+)
+from .report import (
+    FILES,
+    PROG,
+    Outcome,
+    StderrProgress,
+    addition_for,
+    display_path,
+    note,
+    summary,
+)
+from .staged import (
+    Change,
+    new_state_contents,
+    old_contents,
+    range_change,
+    staged_change,
+)
+
+WHOLE_FILE: Spans = [(1, 2**31 - 1)]
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything :func:`check_clones` needs besides the repository."""
+
+    filenames: tuple[str, ...] = ()
+    all_files: bool = False
+    from_ref: str | None = None
+    to_ref: str | None = None
+    baseline: str | None = None
+    jobs: int | None = None
+
+
+def repo_paths(cwd: str | None = None) -> tuple[str, str]:
+    """The work tree's root and its git directory (a :class:`CrystalError` outside one)."""
+    git = Git(cwd or os.getcwd(), git_env(cwd=cwd))
+    try:
+        top = git.run("rev-parse", "--show-toplevel")
+        git_dir = git.run("rev-parse", "--absolute-git-dir")
+    except CrystalError:
+        raise CrystalError("not inside a git work tree") from None
+    root, gdir = (
+        top[:-1].decode("utf-8", "surrogateescape"),
+        git_dir[:-1].decode("utf-8", "surrogateescape"),
+    )
+    if not root:
+        raise CrystalError("not inside a git work tree")
+    return root, gdir
+
+
+def _relative(root: str, name: str) -> str:
+    absolute = os.path.abspath(name)
+    real = os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+    rel = os.path.relpath(real, os.path.realpath(root))
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        raise CrystalError(f"{name}: outside the repository {root}")
+    return rel.replace(os.sep, "/")
+
+
+def check_clones(
+    root: str,
+    git_dir: str,
+    config: ScanConfig,
+    request: Request,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Find the clone-like additions of a change (see the module docstring); no output."""
+    started = time.perf_counter()
+    git = Git(root, git_env())
+    names = [_relative(root, n) for n in request.filenames]
+    change: Change | None = None
+    if not request.all_files:
+        if request.from_ref and request.to_ref:
+            change = range_change(git, request.from_ref, request.to_ref)
+        else:
+            change = staged_change(git, git_dir)
+            if names and not change.merging and not set(names) <= change.staged:
+                change = None  # explicit files (pre-commit run --all-files / --files)
+    if change is None:
+        outcome = _check_files(root, config, request, names, progress)
+    else:
+        outcome = _check_change(root, git, change, config, request, names, progress)
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def _check_change(
+    root: str,
+    git: Git,
+    change: Change,
+    config: ScanConfig,
+    request: Request,
+    names: list[str],
+    progress: Progress | None,
+) -> Outcome:
+    corpus = filter_paths(sorted(change.files), config)
+    in_corpus = set(corpus)
+    targets = set(names) & set(change.changed) if names else set(change.changed)
+    focus = {p: change.added[p] for p in sorted(targets & in_corpus) if p in change.added}
+    outcome = Outcome(change.kind, files=len(focus))
+    if not focus:
+        return outcome  # nothing added: no need to look at the index at all
+    overrides = new_state_contents(git, change, change.dirty & in_corpus)
+    with open_store(root) as store:
+        index = RepoIndex(root, config, store, jobs=request.jobs)
+        result = run_scan(
+            root,
+            corpus,
+            config,
+            overrides=overrides,
+            focus_lines=focus,
+            progress=progress,
+            index=index,
+        )
+        _record(outcome, result, set(focus))
+        findings = _apply_baseline(result.findings, request, outcome)
+        moved: dict[Key, Piece] = {}
+        if findings and change.old_blobs:
+            if result.cached:
+                index.refresh(corpus, overrides)
+            old_index = RepoIndex(root, config, store, jobs=request.jobs)
+            removed = removed_pieces(old_index, old_contents(git, change), change.removed)
+            if removed:
+                moved = match_moves(index, added_pieces(index, focus), removed, change.renamed_from)
+    for finding in findings:
+        addition = addition_for(finding, focus, moved)
+        if addition is None:
+            outcome.moves += 1
+        else:
+            outcome.additions.append(addition)
+    return outcome
+
+
+def _check_files(
+    root: str,
+    config: ScanConfig,
+    request: Request,
+    names: list[str],
+    progress: Progress | None,
+) -> Outcome:
+    corpus = list_files(root, config)
+    listed = set(corpus)
+    targets = filter_paths(sorted(set(names)), config) if names else list(corpus)
+    extra = {p for p in targets if p not in listed and os.path.isfile(os.path.join(root, p))}
+    paths = sorted(listed | extra)
+    wanted = {p for p in targets if p in listed or p in extra}
+    focus = None if wanted >= set(paths) else {p: WHOLE_FILE for p in sorted(wanted)}
+    outcome = Outcome(FILES, files=len(wanted))
+    if focus is not None and not focus:
+        return outcome
+    with open_store(root) as store:
+        result = run_scan(
+            root,
+            paths,
+            config,
+            focus_lines=focus,
+            progress=progress,
+            index=RepoIndex(root, config, store, jobs=request.jobs),
+        )
+    _record(outcome, result, wanted)
+    for finding in _apply_baseline(result.findings, request, outcome):
+        addition = addition_for(finding, focus, {}, new=False)
+        if addition is not None:
+            outcome.additions.append(addition)
+    return outcome
+
+
+def _record(outcome: Outcome, result: ScanResult, checked: set[str]) -> None:
+    """Count the checked files the index took, and keep the reasons worth a note."""
+    mine = [(p, r) for p, r in result.skipped if p in checked]
+    outcome.cached = result.cached
+    outcome.corpus = result.files
+    outcome.files -= len({p for p, _ in mine})
+    outcome.skipped = [(p, r) for p, r in mine if not _routine_skip(r)]
+
+
+def _routine_skip(reason: str) -> bool:
+    """Files that are not code the tool compares: no note needed."""
+    return reason.startswith("not indexed") or reason in ("unknown language", "no-code")
+
+
+def _apply_baseline(findings: list[Finding], request: Request, outcome: Outcome) -> list[Finding]:
+    if not request.baseline:
+        return findings
+    kept = without_baselined(findings, load_baseline(request.baseline))
+    outcome.baselined = len(findings) - len(kept)
+    return kept
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``crystal-clones``."""
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Report code a commit adds that looks like a copy of code already in the "
+        "repository (or of other staged code). Settings come from [tool.crystal-lsp] in "
+        "pyproject.toml; options override them.",
+        epilog="exit codes: 0 nothing found (or --warn-only), 1 clone-like additions, "
+        "2 usage or configuration error, 3 internal error",
+    )
+    p.add_argument("filenames", nargs="*", help="Filenames pre-commit believes are changed.")
+    p.add_argument("--threshold", type=float, metavar="X", help="minimum similarity (default 0.6)")
+    p.add_argument("-k", "--k", dest="k", metavar="N", help="size of S per language, or 'auto'")
+    p.add_argument(
+        "--min-tokens", type=int, metavar="N", help="smallest snippet in tokens (default 50)"
+    )
+    p.add_argument(
+        "--min-lines", type=int, metavar="N", help="smallest snippet in lines (default 5)"
+    )
+    p.add_argument(
+        "--lang", action="append", dest="languages", metavar="LANG", help="only these languages"
+    )
+    p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="also exclude files matching")
+    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    p.add_argument("--baseline", metavar="FILE", help="do not report findings in this baseline")
+    p.add_argument(
+        "--warn-only", action="store_true", help="report findings but exit 0 (do not block)"
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="check every clone in the given files (all files if none), not just added code",
+    )
+    p.add_argument(
+        "--from-ref",
+        metavar="REF",
+        default=os.environ.get("PRE_COMMIT_FROM_REF") or None,
+        help="check the lines added since this commit (default: $PRE_COMMIT_FROM_REF)",
+    )
+    p.add_argument(
+        "--to-ref",
+        metavar="REF",
+        default=os.environ.get("PRE_COMMIT_TO_REF") or None,
+        help="... up to this commit (default: $PRE_COMMIT_TO_REF)",
+    )
+    p.add_argument("--jobs", type=int, metavar="N", help="tokenizer processes for a cold index")
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bars on stderr (default: when stderr is a terminal)",
+    )
+    p.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    return p
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("threshold", "k", "min_tokens", "min_lines", "languages", "include"):
+        value = getattr(args, name)
+        if value is not None:
+            out[name] = value
+    if args.exclude:
+        out["extend_exclude"] = args.exclude
+    if args.no_same_file:
+        out["same_file"] = False
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check for parsed arguments: print the findings and return the exit code."""
+    if bool(args.from_ref) != bool(args.to_ref):
+        raise CrystalError("give both --from-ref and --to-ref")
+    root, git_dir = repo_paths()
+    config = load_config(root, _overrides(args))
+    baseline = args.baseline
+    if baseline and not os.path.isabs(baseline) and not os.path.exists(baseline):
+        baseline = os.path.join(root, baseline)  # relative to the root, like pyproject.toml
+    request = Request(
+        tuple(args.filenames),
+        args.all,
+        args.from_ref,
+        args.to_ref,
+        baseline,
+        args.jobs,
+    )
+    progress = StderrProgress(sys.stderr.isatty() if args.progress is None else args.progress)
+    try:
+        outcome = check_clones(root, git_dir, config, request, progress)
+    finally:
+        progress.close()
+    for addition in outcome.additions:
+        sys.stdout.write(addition.line() + "\n")
+    sys.stdout.flush()
+    note(summary(outcome, config))
+    for path, reason in outcome.skipped:
+        note(f"{PROG}: not checked {display_path(path)}: {reason}")
+    if outcome.additions and not args.warn_only:
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``crystal-clones``; returns the exit code (the one error boundary)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except CrystalError as exc:
+        note(f"{PROG}: error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        note(f"{PROG}: interrupted")
+        return 130
+    except Exception:
+        note(
+            f"{PROG}: internal error (crystal-lsp {__version__}), not a finding; "
+            "please report it with this trace:"
+        )
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

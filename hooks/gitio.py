@@ -1,0 +1,290 @@
+"""Git plumbing for the hooks: one runner, NUL-separated listings, quoted paths, patches, blobs.
+
+Every listing is read with ``-z`` (paths with spaces, quotes, newlines or non-ASCII bytes come
+back verbatim); the only place git quotes paths is the ``---``/``+++`` lines of a patch, which
+:func:`unquote` decodes. Paths are ``str`` decoded with ``surrogateescape``, so any byte
+sequence round-trips to the file system.
+
+Git runs in the repository root with the hook's environment (a commit hook must see
+``GIT_INDEX_FILE``: ``git commit -a`` and ``git commit <paths>`` stage into a temporary index),
+with relative ``GIT_*`` paths made absolute and ``GIT_OPTIONAL_LOCKS=0`` so that read-only
+commands never rewrite the index.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from crystal_lsp.errors import CrystalError
+
+ZERO_SHA = re.compile(r"^0+$")
+REGULAR_MODES = frozenset({"100644", "100755"})
+_PATH_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+)
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_ESCAPES = {
+    ord("a"): 7,
+    ord("b"): 8,
+    ord("t"): 9,
+    ord("n"): 10,
+    ord("v"): 11,
+    ord("f"): 12,
+    ord("r"): 13,
+    ord('"'): 34,
+    ord("\\"): 92,
+}
+Spans = list[tuple[int, int]]
+
+
+def decode_path(raw: bytes) -> str:
+    """A path from git's bytes (surrogateescape keeps undecodable bytes)."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def git_env(base: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, str]:
+    """The environment git runs with (see the module docstring)."""
+    env = dict(os.environ if base is None else base)
+    here = cwd or os.getcwd()
+    for name in _PATH_VARS:
+        value = env.get(name)
+        if value and not os.path.isabs(value):
+            env[name] = os.path.join(here, value)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["LC_ALL"] = "C"
+    env.pop("GIT_EXTERNAL_DIFF", None)
+    env.pop("GIT_DIFF_OPTS", None)
+    return env
+
+
+class Git:
+    """Runs git in one work tree."""
+
+    def __init__(self, root: str, env: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.env = dict(env) if env is not None else git_env()
+
+    def run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
+        """Run ``git ARGS`` in the root; its stdout, or :class:`CrystalError` when it fails."""
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=self.root,
+                input=stdin if stdin is not None else b"",
+                capture_output=True,
+                check=False,
+                env=self.env,
+                timeout=300,
+            )
+        except FileNotFoundError:
+            raise CrystalError("git is not installed") from None
+        except subprocess.TimeoutExpired:
+            raise CrystalError(f"git {args[0]} timed out") from None
+        if check and done.returncode != 0:
+            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise CrystalError(
+                f"git {' '.join(args[:3])} failed: {lines[-1] if lines else done.returncode}"
+            )
+        return done.stdout
+
+    def commit(self, rev: str) -> str | None:
+        """The commit ``rev`` names, or None (e.g. ``HEAD`` before the first commit)."""
+        if rev.startswith("-"):
+            raise CrystalError(f"not a revision: {rev!r}")
+        out = self.run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False)
+        return out.decode().strip() or None
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree (SHA-1 or SHA-256, as the repository uses)."""
+        return self.run("hash-object", "-t", "tree", "--stdin").decode().strip()
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """Contents of blobs by id, in one ``git cat-file --batch``."""
+        wanted = sorted(set(shas))
+        if not wanted:
+            return {}
+        out = self.run("cat-file", "--batch", stdin="".join(f"{s}\n" for s in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for sha in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) != 3:
+                raise CrystalError(f"git cat-file: object {sha} is missing")
+            size = int(header[2])
+            blobs[sha] = out[pos : pos + size]
+            pos += size + 1
+        return blobs
+
+
+def unquote(raw: bytes) -> bytes:
+    """Undo git's C-style quoting of a path (``"a/new\\nline.py"``); unquoted input is kept."""
+    if not raw.startswith(b'"'):
+        return raw
+    out = bytearray()
+    i = 1
+    while i < len(raw) and raw[i] != ord('"'):
+        c = raw[i]
+        if c == ord("\\") and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            if ord("0") <= nxt <= ord("7"):
+                out.append(int(raw[i + 1 : i + 4], 8))
+                i += 4
+                continue
+            out.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class RawEntry:
+    """One line of ``git diff --raw -z``."""
+
+    status: str
+    old_mode: str
+    new_mode: str
+    old_sha: str
+    new_sha: str
+    old_path: str
+    new_path: str
+
+    @property
+    def old_is_file(self) -> bool:
+        """The old side is a regular file with content."""
+        return self.old_mode in REGULAR_MODES and not ZERO_SHA.match(self.old_sha)
+
+    @property
+    def new_is_file(self) -> bool:
+        """The new side is a regular file (its id may be zeros for the work tree)."""
+        return self.new_mode in REGULAR_MODES
+
+
+def parse_raw(out: bytes) -> list[RawEntry]:
+    """Entries of ``git diff --raw -z`` (renames and copies carry two paths)."""
+    fields = out.split(b"\0")
+    entries = []
+    i = 0
+    while i < len(fields) and fields[i].startswith(b":"):
+        meta = fields[i][1:].decode().split()
+        old_mode, new_mode, old_sha, new_sha, status = meta[:5]
+        letter = status[0]
+        if letter in "RC":
+            old, new = fields[i + 1], fields[i + 2]
+            i += 3
+        else:
+            old = new = fields[i + 1]
+            i += 2
+        entries.append(
+            RawEntry(
+                letter, old_mode, new_mode, old_sha, new_sha, decode_path(old), decode_path(new)
+            )
+        )
+    return entries
+
+
+@dataclass
+class Patch:
+    """Line numbers a ``-U0`` patch adds (new side) and removes (old side), per path."""
+
+    added: dict[str, Spans] = field(default_factory=dict)
+    removed: dict[str, Spans] = field(default_factory=dict)
+
+
+def _patch_path(line: bytes, prefix: bytes) -> str | None:
+    name = line[4:]
+    if name.endswith(b"\t"):  # git appends a tab when the name has a space
+        name = name[:-1]
+    if name == b"/dev/null":
+        return None
+    name = unquote(name)
+    return decode_path(name[len(prefix) :] if name.startswith(prefix) else name)
+
+
+def parse_patch(patch: bytes) -> Patch:
+    """Parse a ``git diff -U0 --src-prefix=a/ --dst-prefix=b/`` patch (hunk bodies skipped)."""
+    out = Patch()
+    old_path: str | None = None
+    new_path: str | None = None
+    lines = patch.split(b"\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith(b"diff --git "):
+            old_path = new_path = None
+        elif line.startswith(b"--- "):
+            old_path = _patch_path(line, b"a/")
+        elif line.startswith(b"+++ "):
+            new_path = _patch_path(line, b"b/")
+        elif line.startswith(b"@@ "):
+            match = _HUNK.match(line)
+            if match is None:
+                continue
+            old_start, old_count = int(match[1]), int(match[2] or 1)
+            new_start, new_count = int(match[3]), int(match[4] or 1)
+            if old_count and old_path is not None:
+                out.removed.setdefault(old_path, []).append((old_start, old_start + old_count - 1))
+            if new_count and new_path is not None:
+                out.added.setdefault(new_path, []).append((new_start, new_start + new_count - 1))
+            # skip the body: old_count '-' lines and new_count '+' lines ("\ No newline" aside)
+            left = old_count + new_count
+            while left and i < len(lines):
+                if not lines[i].startswith(b"\\"):
+                    left -= 1
+                i += 1
+    return out
+
+
+def split_raw_and_patch(out: bytes) -> tuple[bytes, bytes]:
+    """Split ``git diff --raw -p -z`` output: NUL-separated entries, an empty field, the patch."""
+    if not out.startswith(b":"):
+        return b"", out
+    raw, sep, patch = out.partition(b"\0\0")
+    return (raw + b"\0", patch) if sep else (raw, b"")
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """A regular file of a listing (index or tree): path, blob id and mode."""
+
+    path: str
+    sha: str
+    mode: str
+
+
+def parse_ls_files(out: bytes) -> list[IndexEntry]:
+    """Regular files at stage 0 of ``git ls-files -s -z`` (symlinks, submodules, conflicts out)."""
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, sha, stage = meta.decode().split()
+        if stage == "0" and mode in REGULAR_MODES:
+            entries.append(IndexEntry(decode_path(path), sha, mode))
+    return entries
+
+
+def parse_ls_tree(out: bytes) -> list[IndexEntry]:
+    """Regular files of ``git ls-tree -r -z --full-tree``."""
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, sha = meta.decode().split()
+        if kind == "blob" and mode in REGULAR_MODES:
+            entries.append(IndexEntry(decode_path(path), sha, mode))
+    return entries

@@ -1,0 +1,197 @@
+"""What ``crystal-clones`` prints: one line per finding, a summary, progress on stderr.
+
+A finding (a clone class) is reported once, at its first new location -- new code that the
+change adds and did not move there -- naming the closest other copy (the most similar pair;
+on a tie, code that already existed). Paths are printed as git stores them, except that
+undecodable bytes and control characters are escaped, so that one finding stays one line.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from crystal_lsp.config import ScanConfig
+from crystal_lsp.findings import Finding, Location, Pair
+
+from .gitio import Spans
+from .moves import Key, location_key
+from .staged import RANGE, STAGED
+
+PROG = "crystal-clones"
+FILES = "files"
+
+
+@dataclass(frozen=True)
+class Addition:
+    """One reported clone class: where the new code is and its closest other copy."""
+
+    location: Location
+    other: Location
+    similarity: float
+    also: tuple[Location, ...]
+    """The class's other copies in the checked code (other new copies, for a change)."""
+    finding: Finding
+    new: bool = True
+
+    def line(self) -> str:
+        """``path:line: near-duplicate of other:line (kind name), similarity 0.87``."""
+        what = f"{self.other.kind} {self.other.name}".strip()
+        where = f"{display_path(self.other.path)}:{self.other.first_line}"
+        text = (
+            f"{display_path(self.location.path)}:{self.location.first_line}: "
+            f"near-duplicate of {where}{f' ({what})' if what else ''}, "
+            f"similarity {self.similarity:.2f}"
+        )
+        if self.also:
+            shown = ", ".join(f"{display_path(a.path)}:{a.first_line}" for a in self.also[:3])
+            more = f" and {len(self.also) - 3} more" if len(self.also) > 3 else ""
+            text += f"; also {'added ' if self.new else ''}at {shown}{more}"
+        return text
+
+
+@dataclass
+class Outcome:
+    """What one run found and looked at."""
+
+    mode: str
+    additions: list[Addition] = field(default_factory=list)
+    files: int = 0
+    """Files whose added lines (or, in files mode, whole contents) were checked."""
+    corpus: int = 0
+    """Files of the repository the checked code was compared with (0: no comparison needed)."""
+    moves: int = 0
+    baselined: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    cached: bool = False
+    seconds: float = 0.0
+
+
+def display_path(path: str) -> str:
+    """A path for one output line: undecodable bytes and control characters escaped."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        text = '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+    return text
+
+
+def in_focus(loc: Location, focus: Mapping[str, Spans] | None) -> bool:
+    """Whether a location overlaps the checked lines (``None``: everything is checked)."""
+    if focus is None:
+        return True
+    spans = focus.get(loc.path)
+    return spans is not None and any(
+        loc.first_line <= hi and lo <= loc.last_line for lo, hi in spans
+    )
+
+
+def addition_for(
+    finding: Finding,
+    focus: Mapping[str, Spans] | None,
+    moved: Mapping[Key, object],
+    new: bool = True,
+) -> Addition | None:
+    """The reported form of a finding, or None when all its new code was moved there."""
+    fresh = [
+        i
+        for i, loc in enumerate(finding.locations)
+        if in_focus(loc, focus) and location_key(loc) not in moved
+    ]
+    if not fresh:
+        return None
+    anchor = fresh[0]
+    pairs = [p for p in finding.pairs if anchor in (p.a, p.b)] or finding.pairs
+
+    def rank(pair: Pair) -> tuple[float, bool, int]:
+        other = pair.b if pair.a == anchor else pair.a
+        return (pair.similarity, other not in fresh, -other)  # then existing code, then first
+
+    best = max(pairs, key=rank)
+    other = best.b if best.a == anchor else best.a
+    similarity = best.similarity
+    also = tuple(finding.locations[i] for i in fresh[1:] if i != other)
+    return Addition(
+        finding.locations[anchor], finding.locations[other], similarity, also, finding, new
+    )
+
+
+def summary(outcome: Outcome, config: ScanConfig) -> str:
+    """The one summary line on stderr."""
+    what = {
+        STAGED: "staged file",
+        RANGE: "changed file",
+        FILES: "file",
+    }[outcome.mode]
+    count = len(outcome.additions)
+    noun = "clone-like addition" if outcome.mode != FILES else "clone"
+    head = (
+        f"{count} {noun}{'s' if count != 1 else ''} in {outcome.files} {what}"
+        f"{'s' if outcome.files != 1 else ''}"
+    )
+    if outcome.corpus:
+        head += f" (against {outcome.corpus} files, threshold {config.threshold:g})"
+    parts = [head]
+    if outcome.moves:
+        parts.append(f"{outcome.moves} moved")
+    if outcome.baselined:
+        parts.append(f"{outcome.baselined} baselined")
+    if outcome.skipped:
+        parts.append(f"{len(outcome.skipped)} not checked")
+    parts.append(f"{outcome.seconds:.2f} s{' (cached)' if outcome.cached else ''}")
+    return f"{PROG}: " + ", ".join(parts)
+
+
+def note(line: str) -> None:
+    """One line on stderr (the summary, errors, progress notes)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+class StderrProgress:
+    """Progress on stderr: bars on a terminal, else a few lines while a long indexing runs."""
+
+    def __init__(self, bars: bool) -> None:
+        self.bars = bars
+        self.bar: Any = None
+        self.phase = ""
+        self.next_note = 0
+        self.started = time.perf_counter()
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if not self.bars:
+            self._milestone(phase, done, total)
+            return
+        from tqdm import tqdm
+
+        if phase != self.phase:
+            self.close()
+            self.bar = tqdm(total=total, desc=phase, file=sys.stderr, leave=False)
+            self.phase = phase
+        self.bar.total = total
+        self.bar.n = done
+        self.bar.refresh()
+
+    def _milestone(self, phase: str, done: int, total: int) -> None:
+        if phase != "tokenizing" or total < 50:
+            return
+        if self.next_note == 0:
+            note(
+                f"{PROG}: indexing {total} files (first run or many changes; "
+                "later runs reuse the cache)"
+            )
+            self.started = time.perf_counter()
+            self.next_note = 1
+        quarter = 4 * done // total
+        if quarter >= self.next_note:
+            seconds = time.perf_counter() - self.started
+            note(f"{PROG}: indexed {done}/{total} files ({seconds:.0f} s)")
+            self.next_note = quarter + 1
+
+    def close(self) -> None:
+        """Remove the bar, if one is shown."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
