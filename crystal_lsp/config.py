@@ -25,6 +25,9 @@ else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found,no-redef]
 
 SECTION = "crystal-lsp"
+# Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
+# S sets, pair scores and results from an older crystal-lsp are never reused.
+DECISION_VERSION = 2
 DEFAULT_EXCLUDE = (
     "**/node_modules/**",
     "**/vendor/**",
@@ -133,6 +136,7 @@ class ScanConfig:
         values = asdict(self)
         values.pop("extra", None)
         values["entry"] = self.entry_signature()
+        values["decision"] = DECISION_VERSION
         return _digest(values)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> ScanConfig:

@@ -499,6 +499,7 @@ class RepoIndex:
         if k == "auto":
             raw = raw.restricted(suggest_k(raw.meta.get("curve", [])))
             norm = norm.restricted(suggest_k(norm.meta.get("curve", [])))
+        norm = norm.without_unigrams()
         for sset in (raw, norm):
             sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
         return LanguageSets(raw, norm, shas, tokens)
@@ -524,7 +525,7 @@ class RepoIndex:
             picked.meta["source"] = f"built-in ({sset.meta.get('source', language)})"
             picked.meta["curve"] = picked.meta.get("curve", [])[:2000]
             chosen.append(picked)
-        return chosen[0], chosen[1]
+        return chosen[0], chosen[1].without_unigrams()
 
 
 def _has_disk_members(states: Iterable[FileState]) -> bool:

@@ -28,13 +28,25 @@ _SKIP_DIRS = {
     ".hg",
     ".svn",
     "__pycache__",
-    ".venv",
-    "venv",
     ".tox",
+    ".nox",
     ".mypy_cache",
     ".pytest_cache",
     ".ruff_cache",
 }
+
+
+def skip_directory(parent: str, name: str) -> bool:
+    """Whether a walk should not enter ``parent/name``: VCS and tool folders, virtualenvs.
+
+    A virtual environment is recognised by its ``pyvenv.cfg``, not by its name: CPython's own
+    ``Lib/venv`` package is code.
+    """
+    if name in _SKIP_DIRS:
+        return True
+    return os.path.isfile(os.path.join(parent, name, "pyvenv.cfg"))
+
+
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -115,7 +127,7 @@ def _walk(root: str, prune: pathspec.PathSpec | None = None) -> Iterable[str]:  
         dirs[:] = sorted(
             d
             for d in dirs
-            if d not in _SKIP_DIRS
+            if not skip_directory(dirpath, d)
             and not (ignore and ignore.match_file(f"{rel_dir}{d}/"))
             and not (prune and prune.match_file(f"{rel_dir}{d}/"))
         )

@@ -100,6 +100,27 @@ class TriviallySharedSet:
             dict(self.meta),
         )
 
+    def without_unigrams(self) -> TriviallySharedSet:
+        """The members of order 2 and above (same k, rank order and counts).
+
+        The clone finder's normalized view uses this: its vocabulary is so small (``ID``, ``STR``,
+        keywords, operators) that every unigram of a typical snippet is among the most frequent,
+        and BLEU is 0 whenever no unigram is left to match, however many 4-grams agree.
+        """
+        kept = {g: c for g, c in self.counts.items() if len(g) > 1}
+        meta = {**self.meta, "orders": f"2-{self.max_n}"}
+        return TriviallySharedSet(
+            kept,
+            self.k,
+            self.max_n,
+            self.language,
+            self.documents,
+            self.tokens,
+            self.tie_break,
+            self.tokenizer,
+            meta,
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The versioned JSON document of this set."""
         return {

@@ -91,21 +91,14 @@ def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments
 
 def walk_files(paths: list[str]) -> Iterator[str]:
     """Files under the given paths (directories recursively, skipping VCS and tool folders)."""
-    skip = {
-        ".git",
-        ".hg",
-        ".svn",
-        "__pycache__",
-        "node_modules",
-        ".venv",
-        "venv",
-        ".tox",
-        ".mypy_cache",
-    }
+    from crystal_lsp.repo import skip_directory
+
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in skip)
+                dirs[:] = sorted(
+                    d for d in dirs if d != "node_modules" and not skip_directory(root, d)
+                )
                 for name in sorted(files):
                     yield os.path.join(root, name)
         elif os.path.exists(path):

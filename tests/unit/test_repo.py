@@ -86,12 +86,15 @@ def test_walk_outside_git(tree: pathlib.Path) -> None:
         tree,
         {
             "src/__pycache__/app.cpython-311.pyc": b"\x00",
+            ".venv/pyvenv.cfg": "home = /usr/bin\n",  # a virtualenv: skipped
             ".venv/lib/site.py": "v = 1\n",
+            "lib/venv/__init__.py": "def make(): pass\n",  # a package named venv: code
             ".git/config": "[core]\n",
             "src/.gitignore": "util.py\n",  # only the top-level .gitignore counts in a walk
         },
     )
-    assert list_files(str(tree), ScanConfig()) == sorted([*VISIBLE, "src/.gitignore"])
+    expected = sorted([*VISIBLE, "src/.gitignore", "lib/venv/__init__.py"])
+    assert list_files(str(tree), ScanConfig()) == expected
 
 
 def test_walk_without_a_gitignore(tree: pathlib.Path) -> None:

@@ -345,3 +345,10 @@ def test_builtin_sets(language: str) -> None:
 
 def test_builtin_set_of_unknown_language_is_none() -> None:
     assert builtin_sset("cobol") is None
+
+
+def test_without_unigrams_keeps_rank_order_and_counts() -> None:
+    sset = build_sset([list("abcabcabd")], k=8)
+    kept = sset.without_unigrams()
+    assert list(kept.counts) == [g for g in sset.counts if len(g) > 1]
+    assert kept.k == sset.k and kept.meta["orders"] == "2-4"
