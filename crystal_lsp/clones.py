@@ -25,6 +25,7 @@ with it and with each other.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -38,7 +39,7 @@ from crystal_lsp.findings import Finding, Location, Pair, sort_findings
 from crystal_lsp.fingerprints import SHINGLE_N, U64, gram_hashes
 from crystal_lsp.index import LanguageSets, RepoIndex
 from crystal_lsp.ngrams import Profile
-from crystal_lsp.retrieval import Postings
+from crystal_lsp.retrieval import I64, Postings
 from crystal_lsp.snippets import DATA
 
 MIN_SHARE = 0.35
@@ -459,6 +460,32 @@ class CloneFinder:
         return sort_findings(findings)
 
 
+_VOLATILE = threading.local()
+
+
+def _volatile_index(shingles: list[U64], volatile: range) -> tuple[U64, I64, I64]:
+    """The volatile snippets' shingles sorted, with their owners and each snippet's size.
+
+    Kept for the last ``shingles`` list of the thread: a focused scan asks again for every
+    round of copies it follows (``_close_classes``).
+    """
+    cached = getattr(_VOLATILE, "last", None)
+    if cached is not None and cached[0] is shingles and cached[1] == volatile:
+        return cached[2], cached[3], cached[4]
+    members = [j for j in volatile if len(shingles[j])]
+    sizes = np.array([len(s) for s in shingles], dtype=np.int64)
+    if members:
+        lengths = sizes[members]
+        hashes = np.concatenate([shingles[j] for j in members])
+        owners = np.repeat(np.array(members, dtype=np.int64), lengths)
+        order = np.argsort(hashes, kind="stable")
+        hashes, owners = hashes[order], owners[order]
+    else:
+        hashes, owners = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+    _VOLATILE.last = (shingles, volatile, hashes, owners, sizes)
+    return hashes, owners, sizes
+
+
 def _volatile_pairs(
     shingles: list[U64], wanted: list[int], volatile: range
 ) -> set[tuple[int, int]]:
@@ -468,19 +495,13 @@ def _volatile_pairs(
     shingle arrays hold distinct values, so the postings hits of ``j`` for ``i``'s shingles count
     the shingles both share.
     """
-    members = [j for j in volatile if len(shingles[j])]
     asking = [i for i in wanted if len(shingles[i])]
-    if not members or not asking:
+    if not asking or not len(volatile):
         return set()
-    sizes = np.zeros(max(max(members), max(asking)) + 1, dtype=np.int64)
-    lengths = np.array([len(shingles[j]) for j in members], dtype=np.int64)
-    sizes[members] = lengths
-    hashes = np.concatenate([shingles[j] for j in members])
-    owners = np.repeat(np.array(members, dtype=np.int64), lengths)
-    order = np.argsort(hashes, kind="stable")
-    hashes, owners = hashes[order], owners[order]
-    ask_lengths = np.array([len(shingles[i]) for i in asking], dtype=np.int64)
-    sizes[asking] = ask_lengths
+    hashes, owners, sizes = _volatile_index(shingles, volatile)
+    if not len(hashes):
+        return set()
+    ask_lengths = sizes[asking]
     queries = np.concatenate([shingles[i] for i in asking])
     askers = np.repeat(np.array(asking, dtype=np.int64), ask_lengths)
     lo = np.searchsorted(hashes, queries, side="left")
@@ -490,14 +511,32 @@ def _volatile_pairs(
         return set()
     before = np.repeat(np.cumsum(counts) - counts, counts)
     hit_owner = owners[np.repeat(lo, counts) + np.arange(total) - before]
+    found: set[tuple[int, int]] = set()
+    volatile_ids = np.unique(owners)
+    if len(asking) * len(volatile_ids) <= 4_000_000:
+        # count shared shingles in a dense (asking x volatile) table
+        rows = np.repeat(np.arange(len(asking), dtype=np.int64), ask_lengths)
+        rows = np.repeat(rows, counts)
+        cols = np.searchsorted(volatile_ids, hit_owner)
+        width = len(volatile_ids)
+        table = np.bincount(rows * width + cols, minlength=len(asking) * width)
+        table = table.reshape(len(asking), width)
+        smaller = np.minimum(ask_lengths[:, None], sizes[volatile_ids][None, :])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = table / smaller
+        asking_ids = np.array(asking, dtype=np.int64)
+        hit = (share >= MIN_SHARE) & (asking_ids[:, None] != volatile_ids[None, :])
+        r, c = np.nonzero(hit)
+        for i, j in zip(asking_ids[r].tolist(), volatile_ids[c].tolist()):
+            found.add((min(i, j), max(i, j)))
+        return found
     hit_asker = np.repeat(askers, counts)
     keep = hit_owner != hit_asker
     n = np.int64(len(sizes))
     keys, shared = np.unique(hit_asker[keep] * n + hit_owner[keep], return_counts=True)
     a, b = keys // n, keys % n
-    smaller = np.minimum(sizes[a], sizes[b])
-    found: set[tuple[int, int]] = set()
-    for i, j, common, small in zip(a.tolist(), b.tolist(), shared.tolist(), smaller.tolist()):
+    smaller_ab = np.minimum(sizes[a], sizes[b])
+    for i, j, common, small in zip(a.tolist(), b.tolist(), shared.tolist(), smaller_ab.tolist()):
         if common / small >= MIN_SHARE:
             found.add((min(i, j), max(i, j)))
     return found

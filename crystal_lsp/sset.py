@@ -50,6 +50,7 @@ class TriviallySharedSet:
     tokenizer: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     _frozen: frozenset[Ngram] | None = field(default=None, repr=False, compare=False)
+    _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     def __contains__(self, gram: object) -> bool:
         return gram in self.counts
@@ -77,11 +78,16 @@ class TriviallySharedSet:
 
     def fingerprint(self) -> str:
         """A 12-hex-digit digest of the members and their counts (part of every signature)."""
+        # computed once, like as_frozenset(): a set is not changed after it is built (the
+        # clone finder asks for it on every scan, a language server on every keystroke)
+        if self._fingerprint is not None:
+            return self._fingerprint
         digest = hashlib.sha256()
         for gram, count in self.counts.items():
             digest.update(json.dumps([list(gram), count], ensure_ascii=False).encode())
             digest.update(b"\n")
-        return digest.hexdigest()[:12]
+        self._fingerprint = digest.hexdigest()[:12]
+        return self._fingerprint
 
     def restricted(self, k: int) -> TriviallySharedSet:
         """The top ``k`` of this set (a set built with a larger k contains every smaller one)."""

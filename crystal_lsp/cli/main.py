@@ -17,7 +17,7 @@ from crystal_lsp.errors import EXIT_INTERNAL, CrystalError
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every subcommand."""
-    from crystal_lsp.cli import disting, scan, score, sset
+    from crystal_lsp.cli import disting, scan, score, serve, sset
 
     parser = argparse.ArgumentParser(
         prog="crystal-lsp",
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_parser(sub)
     sset.add_parser(sub)
     disting.add_parser(sub)
+    serve.add_parser(sub)
     return parser
 
 

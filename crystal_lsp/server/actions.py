@@ -1,0 +1,149 @@
+"""Code actions on a flagged snippet: go to the other copy, suppress this occurrence."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from crystal_lsp.server.diagnostics import CODE, SOURCE, Flag, LocationRanges, describe
+from crystal_lsp.server.positions import TextIndex
+
+SHOW_DOCUMENT = "crystal.showDocument"
+MAX_TARGETS = 5
+SUPPRESSION = "crystal: ignore"
+
+_HASH = {
+    "python",
+    "cython",
+    "ruby",
+    "perl",
+    "bash",
+    "zsh",
+    "fish",
+    "powershell",
+    "r",
+    "splus",
+    "julia",
+    "elixir",
+    "nimrod",
+    "coffeescript",
+    "cr",
+    "tcl",
+    "awk",
+    "make",
+    "yaml",
+    "toml",
+    "gdscript",
+}
+_DASHES = {"sql", "haskell", "lua", "elm", "purescript", "ada", "vhdl"}
+_SEMICOLON = {"clojure", "racket", "scheme", "common-lisp", "lisp", "emacs-lisp"}
+_PERCENT = {"matlab", "erlang", "octave", "tex", "latex", "prolog"}
+_BLOCK = {
+    "css": ("/*", " */"),
+    "html": ("<!--", " -->"),
+    "xml": ("<!--", " -->"),
+    "vue": ("//", ""),
+    "ocaml": ("(*", " *)"),
+    "fsharp": ("//", ""),
+    "vb.net": ("'", ""),
+    "fortran": ("!", ""),
+}
+
+
+def comment_for(language: str) -> tuple[str, str]:
+    """The line-comment prefix (and suffix, for block-only languages) of a language."""
+    if language in _BLOCK:
+        return _BLOCK[language]
+    if language in _HASH:
+        return "#", ""
+    if language in _DASHES:
+        return "--", ""
+    if language in _SEMICOLON:
+        return ";;", ""
+    if language in _PERCENT:
+        return "%", ""
+    return "//", ""
+
+
+def suppress_edit(uri: str, index: TextIndex, flag: Flag, language: str) -> types.WorkspaceEdit:
+    """Insert ``<comment> crystal: ignore`` on a line of its own above the snippet."""
+    line = flag.range.start.line
+    text = index.line_text(line)
+    indent = text[: len(text) - len(text.lstrip(" \t"))]
+    newline = "\r\n" if "\r\n" in index.text else "\n"
+    prefix, suffix = comment_for(language)
+    insert = f"{indent}{prefix} {SUPPRESSION}{suffix}{newline}"
+    position = types.Position(line=line, character=0)
+    return types.WorkspaceEdit(
+        changes={
+            uri: [types.TextEdit(range=types.Range(start=position, end=position), new_text=insert)]
+        }
+    )
+
+
+def code_actions(
+    ranges: LocationRanges,
+    uri: str,
+    index: TextIndex,
+    flags: list[Flag],
+    wanted: types.Range,
+    diagnostics: list[types.Diagnostic],
+    language: str,
+) -> list[types.CodeAction]:
+    """Actions for the flagged snippets overlapping ``wanted``."""
+    out: list[types.CodeAction] = []
+    for flag in flags:
+        if not _overlaps(flag.range, wanted):
+            continue
+        matching = [
+            d
+            for d in diagnostics
+            if d.code == CODE and d.source == SOURCE and d.range == flag.range
+        ]
+        best = flag.other(flag.best_pair())
+        others = [best] + [
+            j for j in range(len(flag.finding.locations)) if j not in (best, flag.location)
+        ]
+        for j in others[:MAX_TARGETS]:
+            location = flag.finding.locations[j]
+            target = ranges.resolve(location)
+            if target is None:
+                continue
+            start = target.range.start
+            title = f"Go to the other copy ({location.path}:{location.first_line})"
+            out.append(
+                types.CodeAction(
+                    title=title,
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=matching or None,
+                    command=types.Command(
+                        title=title,
+                        command=SHOW_DOCUMENT,
+                        arguments=[
+                            target.uri,
+                            {
+                                "start": {"line": start.line, "character": start.character},
+                                "end": {"line": start.line, "character": start.character},
+                            },
+                        ],
+                    ),
+                )
+            )
+        what = describe(flag.here)
+        out.append(
+            types.CodeAction(
+                title=f"Suppress this duplicate ({SUPPRESSION})",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=matching or None,
+                edit=suppress_edit(uri, index, flag, language),
+                is_preferred=False,
+                data={"snippet": what},
+            )
+        )
+    return out
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(p: types.Position) -> tuple[int, int]:
+        return (p.line, p.character)
+
+    return key(a.start) <= key(b.end) and key(b.start) <= key(a.end)

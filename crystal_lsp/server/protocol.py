@@ -1,0 +1,222 @@
+"""JSON-RPC robustness and the document model, on top of pygls.
+
+pygls 2.1 leaves a client waiting when a request's parameters do not validate (the error is
+logged, no response is sent) and ignores bodies that are not JSON. Here every request that can be
+answered gets a JSON-RPC error: invalid parameters (-32602) with the request's id, unparsable
+bodies (-32700) and non-request JSON (-32600) with a null id. Notifications are never answered.
+
+Documents split into lines at ``\\r\\n``, ``\\r`` and ``\\n`` only, as the LSP specifies
+(pygls uses :meth:`str.splitlines`, which also breaks at form feeds and Unicode separators and
+then applies a client's edits at the wrong place).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+from pygls.workspace import TextDocument, Workspace
+
+log = logging.getLogger(__name__)
+
+MAX_CONTENT_LENGTH = 256 * 1024 * 1024
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@attrs.define
+class InvalidRequest:
+    """A request that could not be read: answered with ``error`` and its id."""
+
+    id: int | str | None
+    error: JsonRpcException
+
+
+class LspTextDocument(TextDocument):
+    """A text document whose lines end at LSP line terminators only."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        """The lines, with their terminators."""
+        return tuple(_LSP_LINE.findall(self.source))
+
+
+class LspWorkspace(Workspace):
+    """A workspace of :class:`LspTextDocument`."""
+
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> TextDocument:
+        return LspTextDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
+
+
+def _request_id(data: Any) -> int | str | None:
+    if isinstance(data, dict):
+        value = data.get("id")
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            return value
+    return None
+
+
+class CrystalProtocol(LanguageServerProtocol):
+    """pygls' protocol with JSON-RPC errors for every malformed request and LSP lines."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        """The ``initialize`` of pygls, with a workspace that splits lines as the LSP does."""
+        inner = super().lsp_initialize(params)
+        try:
+            request = next(inner)
+        except StopIteration as stop:
+            self._use_lsp_lines()
+            return stop.value
+        self._use_lsp_lines()
+        while True:
+            value = yield request
+            try:
+                request = inner.send(value)
+            except StopIteration as stop:
+                return stop.value
+
+    def _use_lsp_lines(self) -> None:
+        old = self.workspace
+        self._workspace = LspWorkspace(
+            old.root_uri,
+            types.TextDocumentSyncKind.Incremental,
+            list(old.folders.values()),
+            old.position_encoding,
+        )
+
+    RAW_METHODS = frozenset({"crystal/score"})
+    """Custom requests whose parameters reach the handler as plain JSON (pygls would turn
+    objects into named tuples, renaming keys that are not identifiers)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Structure a message; a malformed request becomes an :class:`InvalidRequest`."""
+        if (
+            isinstance(data, dict)
+            and data.get("method") in self.RAW_METHODS
+            and data.get("jsonrpc") == self.VERSION
+            and _request_id(data) is not None
+        ):
+            return JsonRPCRequestMessage(
+                id=data["id"],
+                method=data["method"],
+                jsonrpc=data["jsonrpc"],
+                params=data.get("params"),
+            )
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and _request_id(data) is not None:
+                return InvalidRequest(_request_id(data), exc)
+            raise
+
+    def send_error(self, msg_id: int | str | None, error: JsonRpcException) -> None:
+        """A JSON-RPC error response (``"id": null`` when the id could not be read)."""
+        self._send_data(
+            {
+                "jsonrpc": self.VERSION,
+                "id": msg_id,
+                "error": {"code": error.code, "message": error.message},
+            }
+        )
+
+    def handle_message(self, message: Any) -> None:
+        """Dispatch a message; answer what cannot be dispatched."""
+        if isinstance(message, InvalidRequest):
+            log.warning("invalid request %r: %s", message.id, message.error)
+            self.send_error(message.id, message.error)
+            return
+        if not hasattr(message, "jsonrpc"):
+            log.warning("ignoring a message that is not a JSON-RPC object: %.200r", message)
+            self.send_error(_request_id(message), JsonRpcInvalidRequest("not a JSON-RPC message"))
+            return
+        if message.jsonrpc != self.VERSION:
+            log.warning("ignoring a message of JSON-RPC version %r", message.jsonrpc)
+            if getattr(message, "method", None) is not None and hasattr(message, "id"):
+                self.send_error(message.id, JsonRpcInvalidRequest("unsupported JSON-RPC version"))
+            return
+        super().handle_message(message)
+
+
+async def serve(reader: Any, protocol: CrystalProtocol, stop: threading.Event) -> None:
+    """The message loop (pygls' ``run_async`` plus parse errors and a body-size limit)."""
+    content_length = 0
+    while not stop.is_set():
+        header = await reader.readline()
+        if not header:
+            break
+        if not content_length:
+            match = _CONTENT_LENGTH.fullmatch(header)
+            if match:
+                content_length = int(match.group(1))
+                if content_length > MAX_CONTENT_LENGTH:
+                    log.warning("ignoring a message header of %d bytes", content_length)
+                    content_length = 0
+            continue
+        if header.strip():
+            continue  # another header (Content-Type)
+        body = await reader.readexactly(content_length)
+        content_length = 0
+        if not body:
+            break
+        try:
+            message = json.loads(body, object_hook=protocol.structure_message)
+        except JsonRpcException as exc:  # a notification whose parameters do not validate
+            log.warning("ignoring a malformed notification: %s", exc)
+            continue
+        except (ValueError, RecursionError) as exc:
+            log.warning("unparsable message (%s): %.200r", exc, body)
+            protocol.send_error(None, JsonRpcParseError(f"parse error: {exc}"))
+            continue
+        try:
+            protocol.handle_message(message)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:  # the loop must go on whatever a message does
+            log.exception("failed to handle a message")
+
+
+class StreamReaderAdapter:
+    """Gives an ``asyncio.StreamReader`` the reader interface of :func:`serve`."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def readline(self) -> bytes:
+        """One header line (empty at end of stream)."""
+        return await self._reader.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        """A body (empty at end of stream)."""
+        try:
+            return await self._reader.readexactly(n)
+        except asyncio.IncompleteReadError:
+            return b""
+
+
+def position_encoding(workspace: Workspace) -> types.PositionEncodingKind | str | None:
+    """The negotiated position encoding."""
+    return workspace.position_encoding

@@ -1,0 +1,669 @@
+"""One workspace folder: its repository index, clone finder and the open buffers layered on top.
+
+All index and finder work of a folder runs on the folder's single worker thread, so it is
+serialized without locks and never blocks the event loop. Building the index (start-up, settings
+changes, ``crystal.rebuildIndex``) runs on its own thread and produces a new index that the
+worker swaps in, so a rebuild does not stop diagnostics.
+
+Open documents are handled so that the clone finder never rebuilds its retrieval structures
+while someone types:
+
+* a buffer whose content equals the file on disk is checked as that indexed file;
+* a modified buffer is added to the index under a private key (``"\\0" + path``) as an
+  *override* (see :mod:`crystal_lsp.clones`), next to the file's on-disk entry, which stays in
+  the retrieval index; findings are then shown with the buffer's path, and copies in the on-disk
+  version of any modified buffer are dropped (they are the buffer's old self).
+
+The index lives in the same on-disk cache as ``crystal-lsp scan`` and the pre-commit hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, cast
+
+from crystal_lsp.clones import CloneFinder
+from crystal_lsp.config import ScanConfig
+from crystal_lsp.entries import GENERATED, MINIFIED, NO_CODE, OK
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.findings import Finding, Location, Pair, sort_findings
+from crystal_lsp.fingerprints import content_sha
+from crystal_lsp.incremental import IncrementalEntry
+from crystal_lsp.index import FileState, RepoIndex
+from crystal_lsp.lexers import (
+    GENERIC,
+    PROGRAMMING_LANGUAGES,
+    canonical_name,
+    lexer_by_language,
+    resolve_lexer,
+)
+from crystal_lsp.repo import filter_paths, list_files
+from crystal_lsp.sources import SkippedFile, read_source
+from crystal_lsp.store import Store, cache_root, repo_cache_dir
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Progress = Callable[[str, int, int], None]
+HOLD_ENV = "CRYSTAL_LSP_TEST_HOLD_INDEXING"
+"""Test seam: when set, indexing waits at its start until it is cancelled (e2e tests)."""
+
+
+_HELD = threading.Event()
+
+
+class CachedPostings:
+    """A retrieval index that remembers its answers (by the query's shingles).
+
+    While someone types, the clone finder asks the same questions for every unchanged snippet
+    of the buffer; the answers depend only on the shingles and on the index, which is replaced
+    (not changed) when the disk changes.
+    """
+
+    LIMIT = 8192
+
+    def __init__(self, postings: Any) -> None:
+        self._postings = postings
+        self._answers: OrderedDict[tuple[bytes, float, int, int], Any] = OrderedDict()
+
+    def query(self, shingles: Any, min_share: float, top: int, exclude: int = -1) -> Any:
+        """``Postings.query``, memoized."""
+        key = (shingles.tobytes(), min_share, top, exclude)
+        found = self._answers.get(key)
+        if found is None:
+            found = self._answers[key] = self._postings.query(shingles, min_share, top, exclude)
+            if len(self._answers) > self.LIMIT:
+                self._answers.popitem(last=False)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._postings, name)
+
+
+class BufferCloneFinder(CloneFinder):
+    """The clone finder, tuned for a language server's buffers.
+
+    * It never pairs a modified buffer with its file's on-disk version: those pairs are the
+      buffer's old self (dropped when findings are presented, see :meth:`Folder._present`), and
+      scoring them would compare every edited snippet with its previous version and with every
+      snippet it contains.
+    * Its retrieval answers are memoized (:class:`CachedPostings`).
+
+    Both only save time: without them (if the core's private hooks change) results are equal.
+    """
+
+    def _state(self, *args: Any, **kwargs: Any) -> Any:
+        state = super()._state(*args, **kwargs)
+        postings = getattr(state, "postings", None)
+        if postings is not None and not isinstance(postings, CachedPostings):
+            state.postings = cast(Any, CachedPostings(postings))
+        return state
+
+    def save_scores(self) -> int:
+        """Store the pair scores computed so far where full scans keep theirs.
+
+        The next start (of the server, ``crystal-lsp scan`` or the hook) then reuses them
+        instead of scoring the open files' pairs again. Returns how many were saved.
+        """
+        saved = 0
+        for state in getattr(self, "_states", {}).values():
+            scores = getattr(state, "pair_cache", None)
+            key = getattr(state, "pair_cache_key", None)
+            if not scores or not key:
+                continue
+            stored = self.index.store.get(key) or {}
+            if isinstance(stored, dict) and len(stored) < 400_000:
+                stored.update(scores)
+                self.index.store.set(key, stored)
+                saved += len(scores)
+        return saved
+
+    def _comparable(self, ra: Any, rb: Any, *args: Any) -> bool:
+        a, b = ra[0], rb[0]
+        if (a.startswith("\0") and a[1:] == b) or (b.startswith("\0") and b[1:] == a):
+            return False
+        return bool(super()._comparable(ra, rb, *args))
+
+
+class IndexingCancelled(Exception):
+    """The client cancelled the indexing progress."""
+
+
+@dataclass(frozen=True)
+class DocumentSnapshot:
+    """What the worker needs of an open document, copied on the event loop."""
+
+    uri: str
+    version: int | None
+    text: str
+    language_id: str
+    fs_path: str | None
+
+
+@dataclass
+class Buffer:
+    """An open document of a folder (worker-thread state)."""
+
+    uri: str
+    path: str
+    """Display path: relative to the folder root, else absolute, else the URI."""
+    relative: bool
+    entry: IncrementalEntry | None = None
+    sha: str = ""
+    injected: bool = False
+
+    @property
+    def key(self) -> str:
+        """The index key of the buffer's content when it differs from the disk."""
+        return "\0" + self.path
+
+
+@dataclass
+class DocResult:
+    """The outcome of checking one document version."""
+
+    uri: str
+    version: int | None
+    path: str
+    skip: str | None = None
+    """Why the document gets no diagnostics (logged once), or None."""
+    quiet: bool = False
+    """The skip needs no log line (an empty document)."""
+    language: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    entry: IncrementalEntry | None = None
+    prepare: bool = False
+    """The buffer was checked as its indexed file and still needs tokenizing for edits."""
+
+
+@dataclass
+class Built:
+    """A freshly built index, ready to be swapped in."""
+
+    config: ScanConfig
+    index: RepoIndex
+    finder: CloneFinder
+    paths: list[str]
+    seconds: float
+    reused: int = 0
+    """Files whose entries came from the on-disk cache (shared with the CLI and the hook)."""
+
+
+class Folder:
+    """A workspace folder (or, with ``root=None``, the place of documents outside any folder)."""
+
+    def __init__(self, uri: str | None, root: str | None, config: ScanConfig) -> None:
+        self.uri = uri
+        self.root = os.path.abspath(root) if root is not None else None
+        self.name = os.path.basename(self.root) if self.root else "(no folder)"
+        self.config = config
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crystal-folder")
+        self.store = Store(
+            repo_cache_dir(self.root) if self.root else os.path.join(cache_root(), "detached")
+        )
+        self.index = RepoIndex(self.root or os.getcwd(), config, self.store)
+        self.finder: CloneFinder = BufferCloneFinder(self.index)
+        self.paths: list[str] = []
+        self.buffers: dict[str, Buffer] = {}
+        self.state = "indexing" if self.root else "ready"
+        self.message = ""
+        self.built = self.root is None
+        """Whether a first build finished (or was abandoned); until then checks wait."""
+        self.ready = asyncio.Event()
+        """Set (on the event loop) once the first build finished or was abandoned."""
+        if self.built:
+            self.ready.set()
+        self._texts: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self.signatures: dict[tuple[str, str], str] = {}
+        """Score signatures by (language, S fingerprint and settings), see diagnostics."""
+
+    # ------------------------------------------------------------------ paths
+    def contains(self, fs_path: str | None) -> bool:
+        """Whether a file path lies inside this folder."""
+        if fs_path is None or self.root is None:
+            return False
+        try:
+            return os.path.commonpath([self.root, os.path.abspath(fs_path)]) == self.root
+        except ValueError:
+            return False
+
+    def display_path(self, uri: str, fs_path: str | None) -> tuple[str, bool]:
+        """The path shown for a document and whether it is relative to the root."""
+        if fs_path is None:
+            return uri, False
+        if self.contains(fs_path) and self.root is not None:
+            return os.path.relpath(os.path.abspath(fs_path), self.root).replace(os.sep, "/"), True
+        return os.path.abspath(fs_path), False
+
+    def fs_path_of(self, path: str) -> str | None:
+        """The file a displayed location path refers to (None for unsaved documents)."""
+        if "://" in path or path.startswith("untitled:"):
+            return None
+        if os.path.isabs(path):
+            return path
+        if self.root is None:
+            return None
+        return os.path.join(self.root, path)
+
+    def uri_of(self, path: str) -> str | None:
+        """The URI of a displayed location path."""
+        for buffer in self.buffers.values():
+            if buffer.path == path:
+                return buffer.uri
+        from pygls.uris import from_fs_path
+
+        fs_path = self.fs_path_of(path)
+        return from_fs_path(fs_path) if fs_path else None
+
+    # ------------------------------------------------------------------ building
+    def build(
+        self,
+        config: ScanConfig,
+        previous: dict[str, FileState] | None,
+        progress: Progress,
+    ) -> Built:
+        """Build a new index for ``config`` (runs on a building thread, not the worker).
+
+        ``progress(phase, done, total)`` may raise :class:`IndexingCancelled` to stop.
+        """
+        started = time.perf_counter()
+        progress("listing files", 0, 1)
+        paths = list_files(self.root, config) if self.root else []
+        index = RepoIndex(self.root or os.getcwd(), config, self.store)
+        if previous and config.entry_signature() == self.config.entry_signature():
+            # same per-file entries: start from the current ones instead of the cache
+            index.files = {p: s for p, s in previous.items() if not s.override}
+        stats = index.refresh(paths, progress=progress)
+        finder = BufferCloneFinder(index)
+        languages = index.languages()
+        for done, language in enumerate(languages, 1):
+            progress(f"S sets and retrieval ({language})", done - 1, len(languages))
+            sample = next(
+                p
+                for p, s in sorted(index.files.items())
+                if s.entry.language == language and s.entry.status == OK
+            )
+            finder.find({sample: set()})  # builds the S sets and the retrieval index
+        progress("ready", 1, 1)
+        return Built(config, index, finder, paths, time.perf_counter() - started, stats.reused)
+
+    def snapshot_files(self) -> dict[str, FileState]:
+        """A copy of the current index's files (worker thread)."""
+        return dict(self.index.files)
+
+    def install(self, built: Built) -> None:
+        """Swap in a new index and put the open buffers back on it (worker thread)."""
+        old_config = self.config
+        self.config, self.index, self.finder = built.config, built.index, built.finder
+        self.paths = built.paths
+        self.built = True
+        self._texts.clear()
+        rebuild = (
+            old_config.min_tokens != self.config.min_tokens
+            or old_config.min_lines != self.config.min_lines
+        )
+        for buffer in self.buffers.values():
+            if rebuild:
+                buffer.entry = None
+            if buffer.injected and buffer.entry is not None:
+                self._inject(buffer)
+            else:
+                buffer.injected = False
+
+    def abandon(self, message: str) -> None:
+        """Give up the first build (cancelled or failed): serve the open buffers alone."""
+        self.built = True
+        self.state = "error"
+        self.message = message
+
+    # ------------------------------------------------------------------ buffers
+    def _inject(self, buffer: Buffer) -> None:
+        assert buffer.entry is not None
+        self.index.files[buffer.key] = FileState(buffer.key, buffer.sha, buffer.entry.entry, True)
+        buffer.injected = True
+
+    def _uninject(self, buffer: Buffer) -> None:
+        self.index.files.pop(buffer.key, None)
+        buffer.injected = False
+
+    def close(self, uri: str) -> bool:
+        """Forget an open document (worker thread); whether it was an unsaved buffer."""
+        buffer = self.buffers.pop(uri, None)
+        if buffer is None:
+            return False
+        injected = buffer.injected
+        self._uninject(buffer)
+        return injected
+
+    def _language(self, doc: DocumentSnapshot, path: str) -> str | None:
+        """The document's language, chosen as the index would choose it for the file."""
+        name = canonical_name(resolve_lexer(None, path, doc.text, guess=False))
+        if name == GENERIC and doc.language_id:
+            try:
+                name = canonical_name(lexer_by_language(doc.language_id))
+            except CrystalError:
+                return None
+        return None if name == GENERIC else name
+
+    def _wanted(self, language: str) -> bool:
+        if self.config.languages:
+            return language in self.config.languages
+        return language in PROGRAMMING_LANGUAGES
+
+    def check(self, doc: DocumentSnapshot) -> DocResult:
+        """Find the copies of an open document's snippets (worker thread)."""
+        path, relative = self.display_path(doc.uri, doc.fs_path)
+        result = DocResult(doc.uri, doc.version, path)
+        buffer = self.buffers.get(doc.uri)
+        if buffer is None or buffer.path != path:
+            if buffer is not None:
+                self._uninject(buffer)
+            buffer = self.buffers[doc.uri] = Buffer(doc.uri, path, relative)
+        skip = self._skip_reason(doc, path, relative)
+        language = self._language(doc, path) if skip is None else None
+        if skip is None and language is None:
+            skip = f"unknown language (language id {doc.language_id!r})"
+        if skip is None and language is not None and not self._wanted(language):
+            skip = (
+                f"language {language} is not in crystalLsp.languages"
+                if self.config.languages
+                else f"{language} is not a programming language crystal checks"
+            )
+        if skip is not None or language is None:
+            self._uninject(buffer)
+            buffer.entry = None
+            result.skip = skip
+            return result
+        result.language = language
+        buffer.sha = content_sha(doc.text.encode("utf-8", "surrogatepass"))
+        on_disk = self.index.files.get(path) if relative else None
+        clean = on_disk is not None and not on_disk.override and on_disk.sha == buffer.sha
+        if clean and on_disk is not None and buffer.entry is None:
+            # the indexed file itself: check it as such, tokenize the buffer later (prepare)
+            self._uninject(buffer)
+            result.prepare = True
+            if on_disk.entry.status != OK:
+                return self._status_skip(result, on_disk.entry.status)
+            found = self.finder.find({path: None}).get(on_disk.entry.language)
+            result.findings = self._present(found.findings if found is not None else [])
+            return result
+        if buffer.entry is None or buffer.entry.language != language:
+            buffer.entry = IncrementalEntry(
+                path,
+                doc.text,
+                language,
+                min_tokens=self.config.min_tokens,
+                min_lines=self.config.min_lines,
+            )
+        else:
+            buffer.entry = buffer.entry.update(doc.text)
+        if (
+            clean
+            and on_disk is not None
+            and _summary(buffer.entry.entry) != _summary(on_disk.entry)
+        ):
+            # the buffer equals the file: its incremental entry must equal the indexed one
+            log.warning("re-tokenizing %s: its incremental tokens diverged from the file's", path)
+            buffer.entry = IncrementalEntry(
+                path,
+                doc.text,
+                language,
+                min_tokens=self.config.min_tokens,
+                min_lines=self.config.min_lines,
+            )
+        result.entry = buffer.entry
+        entry = buffer.entry.entry
+        if entry.status != OK:
+            self._uninject(buffer)
+            return self._status_skip(result, entry.status)
+        if clean:
+            self._uninject(buffer)
+            focus = path
+        else:
+            self._inject(buffer)
+            focus = buffer.key
+        found = self.finder.find({focus: None}).get(entry.language)
+        result.findings = self._present(found.findings if found is not None else [])
+        return result
+
+    def _status_skip(self, result: DocResult, status: str) -> DocResult:
+        result.skip = {
+            MINIFIED: "minified code",
+            GENERATED: "generated code",
+            NO_CODE: "no code",
+        }.get(status, status)
+        result.quiet = status == NO_CODE
+        return result
+
+    def prepare(self, uri: str, text: str) -> None:
+        """Tokenize an open buffer ahead of its first edit (worker thread, after a check)."""
+        buffer = self.buffers.get(uri)
+        if buffer is None or buffer.entry is not None:
+            return
+        language = self._language(DocumentSnapshot(uri, None, text, "", None), buffer.path)
+        if language is None:
+            return
+        buffer.entry = IncrementalEntry(
+            buffer.path,
+            text,
+            language,
+            min_tokens=self.config.min_tokens,
+            min_lines=self.config.min_lines,
+        )
+
+    def _skip_reason(self, doc: DocumentSnapshot, path: str, relative: bool) -> str | None:
+        limit = self.config.max_file_bytes
+        if limit and len(doc.text) > limit // 4:
+            size = len(doc.text.encode("utf-8", "surrogatepass"))
+            if size > limit:
+                return f"too large ({size:,} bytes > crystalLsp.maxFileBytes {limit:,})"
+        if "\0" in doc.text[:8192]:
+            return "binary content"
+        if relative and not filter_paths([path], self.config):
+            return "excluded by the include/exclude settings"
+        return None
+
+    def _present(self, findings: Iterable[Finding]) -> list[Finding]:
+        """Findings as the user sees them: buffer keys become paths, stale disk copies go."""
+        stale = {b.path for b in self.buffers.values() if b.injected and b.relative}
+        names = {b.key: b.path for b in self.buffers.values() if b.injected}
+        out: list[Finding] = []
+        for finding in findings:
+            keep = [i for i, loc in enumerate(finding.locations) if loc.path not in stale]
+            if len(keep) < 2:
+                continue
+            if len(keep) == len(finding.locations) and not any(
+                loc.path in names for loc in finding.locations
+            ):
+                out.append(finding)
+                continue
+            out.extend(_regroup(finding, keep, names))
+        return sort_findings(out)
+
+    # ------------------------------------------------------------------ disk changes
+    def refresh(self, relist: bool) -> None:
+        """Bring the index up to date with the disk (worker thread)."""
+        if self.root is None or not self.built:
+            return
+        if relist:
+            self.paths = list_files(self.root, self.config)
+        injected = [b for b in self.buffers.values() if b.injected]
+        for buffer in injected:
+            self.index.files.pop(buffer.key, None)
+        try:
+            self.index.refresh(self.paths)
+        finally:
+            for buffer in injected:
+                self._inject(buffer)
+        self._texts.clear()
+
+    # ------------------------------------------------------------------ other files
+    def text_of(self, path: str) -> str | None:
+        """The current text of a displayed location path: its open buffer, else the file."""
+        for buffer in self.buffers.values():
+            if buffer.path == path and buffer.entry is not None:
+                return buffer.entry.source
+        fs_path = self.fs_path_of(path)
+        if fs_path is None:
+            return None
+        try:
+            stat = os.stat(fs_path)
+        except OSError:
+            return None
+        key = (fs_path, f"{stat.st_size}:{stat.st_mtime_ns}")
+        cached = self._texts.get(key)
+        if cached is not None:
+            self._texts.move_to_end(key)
+            return str(cached)
+        try:
+            text = read_source(fs_path, self.config.max_file_bytes).text
+        except SkippedFile:
+            return None
+        self._texts[key] = text
+        while len(self._texts) > 64:
+            self._texts.popitem(last=False)
+        return text
+
+    def tokens_of(self, location: Location) -> list[str] | None:
+        """The raw tokens of a finding location, if its file still has that snippet."""
+        key = location.path
+        for buffer in self.buffers.values():
+            if buffer.path == location.path and buffer.injected:
+                key = buffer.key
+                break
+        state = self.index.files.get(key)
+        if state is None:
+            return None
+        for meta in state.entry.snippets:
+            if (
+                meta.first_line == location.first_line
+                and meta.last_line == location.last_line
+                and meta.sha == location.sha
+            ):
+                return self.index.heavy(key).texts[meta.start : meta.end]
+        return None
+
+    def save_scores(self) -> None:
+        """Persist the finder's pair scores (worker thread, at shutdown)."""
+        if self.root is not None and isinstance(self.finder, BufferCloneFinder):
+            saved = self.finder.save_scores()
+            log.info("saved %d pair scores of %s", saved, self.name)
+
+    # ------------------------------------------------------------------ threading
+    def shutdown(self) -> None:
+        """Stop the worker and close the cache."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.store.close()
+        except Exception:  # pragma: no cover - closing is best effort
+            log.debug("closing the cache of %s failed", self.name, exc_info=True)
+
+
+def _summary(entry: Any) -> tuple[Any, ...]:
+    """What must agree between a buffer's entry and the indexed entry of the same content."""
+    return (
+        entry.language,
+        entry.status,
+        entry.token_count,
+        [(m.start, m.end, m.sha, m.norm_sha, m.first_line, m.last_line) for m in entry.snippets],
+    )
+
+
+def _regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[Finding]:
+    """Split a finding restricted to ``keep`` into its connected clone classes."""
+    position = {old: new for new, old in enumerate(keep)}
+    locations = [
+        replace(
+            finding.locations[i],
+            path=names.get(finding.locations[i].path, finding.locations[i].path),
+        )
+        for i in keep
+    ]
+    pairs = [
+        Pair(position[p.a], position[p.b], p.similarity, p.crystalbleu, p.bleu)
+        for p in finding.pairs
+        if p.a in position and p.b in position
+    ]
+    parent = list(range(len(locations)))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        a, b = root(pair.a), root(pair.b)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(locations)):
+        groups.setdefault(root(i), []).append(i)
+    out = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        index = {old: new for new, old in enumerate(members)}
+        out.append(
+            Finding(
+                finding.language,
+                [locations[i] for i in members],
+                [
+                    Pair(index[p.a], index[p.b], p.similarity, p.crystalbleu, p.bleu)
+                    for p in pairs
+                    if p.a in index and p.b in index
+                ],
+            )
+        )
+    return out
+
+
+class BuildProgress:
+    """Turns the index's ``(phase, done, total)`` callbacks into throttled reports.
+
+    ``report(message, percentage)`` is called at most every ``interval`` seconds (and for the
+    first and last step); ``cancelled`` is checked at every callback.
+    """
+
+    WEIGHTS = (("listing", 0, 5), ("tokenizing", 5, 85), ("S sets", 85, 99), ("ready", 100, 100))
+
+    def __init__(
+        self,
+        report: Callable[[str, int], None],
+        cancelled: threading.Event,
+        interval: float = 0.2,
+    ) -> None:
+        self.report = report
+        self.cancelled = cancelled
+        self.interval = interval
+        self._last = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if os.environ.get(HOLD_ENV) and not _HELD.is_set():
+            _HELD.set()  # only the first build of the process waits
+            self.cancelled.wait(60)
+        if self.cancelled.is_set():
+            raise IndexingCancelled
+        lo, hi = 0, 100
+        for prefix, start, end in self.WEIGHTS:
+            if phase.startswith(prefix):
+                lo, hi = start, end
+                break
+        percentage = lo + (hi - lo) * done // max(1, total)
+        now = time.monotonic()
+        if now - self._last >= self.interval or done in (0, total):
+            self._last = now
+            self.report(f"{phase} {done}/{total}" if total > 1 else phase, percentage)
+
+
+def submit(folder: Folder, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """Run ``fn`` on the folder's worker (returns an asyncio future)."""
+    return asyncio.get_running_loop().run_in_executor(folder.executor, fn, *args)

@@ -1,0 +1,95 @@
+"""A real editor as the client: headless Neovim 0.7 (Debian's ``neovim``) and crystal-lsp.
+
+Neovim starts the server, opens a file with a planted duplicate, and must receive the
+diagnostic with its related location. Skipped when nvim is missing, except in CI (CI=true),
+where a missing nvim is a failure (tests/ci/system-packages.sh installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+NVIM = shutil.which("nvim")
+IN_CI = os.environ.get("CI") == "true"
+
+ORIGINAL = '''\
+def merge_intervals(intervals):
+    """Merge overlapping intervals."""
+    ordered = sorted(intervals, key=lambda pair: pair[0])
+    merged = []
+    for start, end in ordered:
+        if merged and start <= merged[-1][1]:
+            last_start, last_end = merged[-1]
+            merged[-1] = (last_start, max(last_end, end))
+        else:
+            merged.append((start, end))
+    return merged
+'''
+
+PLANTED = '''\
+import sys
+
+
+def combine(ranges):
+    """Combine ranges that overlap."""
+    items = sorted(ranges, key=lambda item: item[0])
+    out = []
+    for lo, hi in items:
+        if out and lo <= out[-1][1]:
+            prev_lo, prev_hi = out[-1]
+            out[-1] = (prev_lo, max(prev_hi, hi))
+        else:
+            out.append((lo, hi))
+    return out
+'''
+
+
+def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path) -> None:
+    if NVIM is None:
+        if IN_CI:
+            pytest.fail("nvim is not installed (tests/ci/system-packages.sh installs neovim)")
+        pytest.skip("nvim is not installed (apt-get install neovim)")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "original.py").write_text(ORIGINAL, encoding="utf-8")
+    planted = root / "planted.py"
+    planted.write_text(PLANTED, encoding="utf-8")
+    env = {
+        **os.environ,
+        "LSP_CMD": f"{sys.executable} -m crystal_lsp serve",
+        "LSP_ROOT": str(root),
+        "LSP_TIMEOUT_MS": "60000",
+        "CRYSTAL_LSP_CACHE_DIR": str(tmp_path / "cache"),
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+        "HOME": str(tmp_path),  # --clean, and no user state either
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    proc = subprocess.run(
+        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / 'lsp_diag.lua'}", str(planted)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=root,
+    )
+    lines = [line for line in proc.stdout.strip().splitlines() if line.startswith("{")]
+    assert lines, f"no output from nvim (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    report = json.loads(lines[-1])
+    assert proc.returncode == 0 and report["ok"], report
+    [diagnostic] = report["diagnostics"]
+    assert diagnostic["source"] == "crystal" and diagnostic["code"] == "near-duplicate"
+    assert diagnostic["lnum"] == 3  # the planted copy's def line (0-based)
+    assert "original.py:1" in diagnostic["message"]
+    assert diagnostic["severity"] == 3  # vim.diagnostic.severity.INFO
+    [raw] = report["raw"]
+    [related] = raw["relatedInformation"]
+    assert related["location"]["uri"] == (root / "original.py").as_uri()
+    assert related["location"]["range"]["start"] == {"line": 0, "character": 0}
