@@ -29,6 +29,8 @@ identified by object identity and length between calls: pass a frozenset or a
 from __future__ import annotations
 
 import math
+import os
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,15 +53,19 @@ from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet
 
 VARIANTS = ("remove", "weight")
-PROFILE_CACHE_TOKENS = 2_000_000
+PROFILE_CACHE_TOKENS = int(os.environ.get("CRYSTAL_LSP_PROFILE_CACHE_TOKENS", "2000000"))
 
 
 class _ProfileCache:
-    """Profiles keyed by (token tuple, max n, ignore-set id), evicted oldest first."""
+    """Profiles keyed by (token tuple, max n, ignore-set id), least recently used evicted first.
+
+    The budget counts tokens (a profile costs roughly 250 bytes per token); set it with the
+    ``CRYSTAL_LSP_PROFILE_CACHE_TOKENS`` environment variable or ``max_tokens``.
+    """
 
     def __init__(self, max_tokens: int) -> None:
         self.max_tokens = max_tokens
-        self._data: dict[tuple[Any, ...], Profile] = {}
+        self._data: OrderedDict[tuple[Any, ...], Profile] = OrderedDict()
         self._tokens = 0
 
     def get(
@@ -68,6 +74,7 @@ class _ProfileCache:
         key = (tuple(seq), max_n, ignore_id)
         found = self._data.get(key)
         if found is not None:
+            self._data.move_to_end(key)
             return found
         profile = build_profile(seq, max_n, ignore)
         self._tokens += len(seq)

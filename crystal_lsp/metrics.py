@@ -15,7 +15,7 @@ from typing import Protocol
 
 from crystal_lsp.crystal import CrystalBLEU
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import Profile
+from crystal_lsp.ngrams import Profile, merge_max
 from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet
 from crystal_lsp.tokens import Tokens
@@ -70,6 +70,8 @@ class BleuFamilyMetric:
         self.metric = metric
         self._profiles: list[Profile | None] = []
         self._texts: list[Sequence[str]] = []
+        # classwise pairs reuse the same reference sets over and over
+        self._merged: dict[tuple[int, ...], Profile] = {}
 
     @property
     def signature(self) -> str:
@@ -84,6 +86,19 @@ class BleuFamilyMetric:
     def score(self, hyp: int, refs: Sequence[int]) -> float:
         needs_tokens = self.metric.smoothing.method >= 5
         profiles = self._profiles
+        if len(refs) > 1 and not needs_tokens:
+            key = tuple(refs)
+            merged = self._merged.get(key)
+            if merged is None:
+                if len(self._merged) > 256:
+                    self._merged.clear()
+                merged = self._merged[key] = merge_max([profiles[r] for r in refs])  # type: ignore[misc]
+            counts = self.metric.counts(
+                profiles[hyp],  # type: ignore[arg-type]
+                [merged],
+                ref_lengths=[profiles[r].length for r in refs],  # type: ignore[union-attr]
+            )
+            return self.metric.score_counts(counts)
         return self.metric.score_profiles(
             profiles[hyp],  # type: ignore[arg-type]
             [profiles[r] for r in refs],  # type: ignore[misc]

@@ -243,7 +243,13 @@ def top_k(
         if isinstance(counts, Counter):
             return dict(counts.most_common(k))
         return dict(Counter(counts).most_common(k))
-    return dict(heapq.nsmallest(k, counts.items(), key=rank_key))
+    if len(counts) <= k:
+        return dict(sorted(counts.items(), key=rank_key))
+    # Only n-grams at least as frequent as the k-th count can be in the top k: rank just those
+    # instead of calling the key function on every distinct n-gram.
+    threshold = heapq.nlargest(k, counts.values())[-1]
+    eligible = [item for item in counts.items() if item[1] >= threshold]
+    return dict(heapq.nsmallest(k, eligible, key=rank_key))
 
 
 def build_sset(
