@@ -21,22 +21,21 @@ from crystal_lsp.disting import (
     PROTOCOLS,
     PairSets,
     count_exact_pairs,
-    evaluate_metric,
     exact_pairs,
     sample_pairs,
 )
+from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
+from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.lexers import canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.metrics import (
     NEEDS_SSET,
     MetricConfig,
     PreparedItem,
-    make_metric,
     parse_metric_list,
 )
-from crystal_lsp.parallel import tokenize_many
 from crystal_lsp.smoothing import Smoothing
-from crystal_lsp.sset import TriviallySharedSet, build_sset
+from crystal_lsp.sset import TriviallySharedSet
 
 
 def add_parser(sub: Any) -> None:
@@ -88,6 +87,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     p.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
+    add_engine_options(p, "tokenizing, S counting and pair scoring")  # crystal_lsp.distributed
     add_format(p)
     add_progress(p)
     p.set_defaults(run=run)
@@ -106,6 +106,12 @@ def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, see
 
 
 def run(args: argparse.Namespace) -> int:
+    # where tokenizing, S counting and pair scoring run (crystal_lsp.distributed)
+    with disting_steps(args) as steps:
+        return _run(args, steps)
+
+
+def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     metrics = parse_metric_list(args.metric)
     smoothing = Smoothing.parse(args.smoothing)
     items = load_items(args.dataset)
@@ -138,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     order = sorted(used)
     enabled = progress_enabled(args)
     with progress_bar(len(order), "tokenizing", enabled) as update:
-        streams = tokenize_many(
+        streams = steps.tokenize_many(
             [(items[i].id, items[i].code, language) for i in order],
             processes=args.jobs,
             keep_comments=args.keep_comments,
@@ -152,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             if not train_idx:
                 raise CrystalError("the dataset has no train split to build S from; pass --sset")
-            sset = build_sset(
+            sset = steps.build_sset(
                 (tokens[i].texts for i in train_idx),
                 args.k,
                 args.max_n,
@@ -165,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
     reports = []
     for name in metrics:
-        metric = make_metric(name, config)
+        metric = steps.make_metric(name, config)
         metric.prepare(prepared)
         total = (
             len(test.intra)
@@ -173,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
             + (len(train.intra) + len(train.inter) if train else 0)
         )
         with progress_bar(total, name, enabled) as update:
-            reports.append(evaluate_metric(metric, test, train, args.aggregate, update))
+            reports.append(steps.evaluate_metric(metric, test, train, args.aggregate, update))
     _print(args, reports, language, len(items), len(test_idx), len(train_idx), sset)
     return 0
 

@@ -17,6 +17,7 @@ from crystal_lsp.cli.common import (
     warn,
 )
 from crystal_lsp.datasets import iter_items
+from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.parallel import Job, tokenize_many
@@ -45,7 +46,12 @@ def add_parser(sub: Any) -> None:
         "  crystal-lsp sset build data.jsonl.gz --split train -o s.json.gz",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    b.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or JSONL datasets")
+    b.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files, directories, zip/tar archives, JSONL datasets or globs of them",
+    )
     b.add_argument("-k", type=int, default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})")
     b.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="where to write S (.json or .json.gz)"
@@ -61,6 +67,7 @@ def add_parser(sub: Any) -> None:
     b.add_argument(
         "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip files larger than this"
     )
+    add_engine_options(b, "reading, tokenizing and counting")  # crystal_lsp.distributed
     b.add_argument(
         "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
     )
@@ -132,6 +139,11 @@ def collect_jobs(
 
 def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
     """Tokenize the paths (in parallel) and build S."""
+    # `sset build` streams its inputs through an engine (crystal_lsp.distributed)
+    if hasattr(args, "engine"):
+        from crystal_lsp.distributed.build import build_from_args
+
+        return build_from_args(args, language, k)
     jobs, chosen, skipped = collect_jobs(
         args.paths if hasattr(args, "paths") else args.corpus,
         language,
