@@ -134,3 +134,33 @@ def test_show_corrupted_gzip_is_a_usage_error(
     code, _, err = run(["sset", "show", str(target)], capsys)
     assert code == 2
     assert err.startswith("crystal-lsp: error:") and len(err.splitlines()) == 1
+
+
+def test_show_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    target, image = tmp_path / "s.json", tmp_path / "curve.png"
+    assert main(["sset", "build", str(CORPUS), "-o", str(target), "--lang", "python"]) == 0
+    capsys.readouterr()
+    code, _, err = run(["sset", "show", str(target), "--plot", str(image)], capsys)
+    assert code == 0 and err == ""
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name: str, *args: object, **kwargs: object) -> object:
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    target = tmp_path / "s.json"
+    assert main(["sset", "build", str(CORPUS), "-o", str(target), "--lang", "python"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    code, _, err = run(["sset", "show", str(target), "--plot", str(tmp_path / "x.png")], capsys)
+    assert code == 2 and "pip install 'crystal-lsp[plot]'" in err
