@@ -93,8 +93,12 @@ def git_root(path: str) -> str | None:
 
 
 def list_files(root: str, config: ScanConfig) -> list[str]:
-    """Files to index under ``root`` (relative, ``/``-separated), filtered by the settings."""
-    if git_root(root) is not None:
+    """Files to index under ``root`` (relative, ``/``-separated), filtered by the settings.
+
+    A directory that git ignores (a build output, a virtualenv holding an installed package) is
+    walked instead: asking git would list nothing, yet the user asked for that directory.
+    """
+    if git_root(root) is not None and not _ignored_by_git(root):
         # run in `root`, git prints paths relative to it (also when it is a subdirectory)
         raw = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
         files = [p for p in raw.decode("utf-8", "surrogateescape").split("\0") if p]
@@ -105,6 +109,19 @@ def list_files(root: str, config: ScanConfig) -> list[str]:
             log.info("git not found; walking %s and honouring its .gitignore", root)
         files = list(_walk(root, _prunable(config)))
     return filter_paths(sorted(set(files)), config)
+
+
+def _ignored_by_git(root: str) -> bool:
+    try:
+        done = subprocess.run(
+            ["git", "-C", root, "check-ignore", "-q", "."],
+            capture_output=True,
+            timeout=60,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def _prunable(config: ScanConfig) -> pathspec.PathSpec | None:  # type: ignore[type-arg]

@@ -58,6 +58,12 @@ def no_git(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(empty))
 
 
+def test_a_directory_git_ignores_is_walked(repo: pathlib.Path) -> None:
+    # e.g. a package installed into a virtualenv inside the clone (scan --demo does this)
+    write_tree(repo, {"tmp/pkg/a.py": "a = 1\n", "tmp/pkg/b.py": "b = 2\n"})
+    assert list_files(str(repo / "tmp" / "pkg"), ScanConfig()) == ["a.py", "b.py"]
+
+
 def test_git_listing_tracked_and_untracked_not_ignored(repo: pathlib.Path) -> None:
     assert git(repo, "ls-files", "tmp/scratch.py", "logs/run.log") == ""  # ignored, not added
     write_tree(repo, {"new/untracked.py": "n = 1\n", "tmp/also-ignored.py": "i = 1\n"})
