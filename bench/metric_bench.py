@@ -7,14 +7,19 @@
 Measures, each in its own subprocess (so peak RSS is per measurement):
 
 1. sentence-level CrystalBLEU: ``crystal_lsp.sentence_bleu`` vs ``crystalbleu.sentence_bleu``
-   (cold cache, realistic cache, hot cache, and the ``CrystalBLEU.score_profiles`` path);
+   (cold cache, cold cache and vocabulary, realistic cache, hot cache, and the
+   ``CrystalBLEU.score_profiles`` path);
 2. corpus-level CrystalBLEU: ``crystal_lsp.corpus_bleu`` vs ``crystalbleu.corpus_bleu``;
 3. BLEU: the same two against ``nltk.translate.bleu_score`` (``ignoring=None``);
 4. building S: ``crystal_lsp.sset.build_sset`` vs the crystalbleu README approach;
 5. tokenization: ``crystal_lsp.tokenize``/``tokens.lex`` vs raw Pygments, and
    ``parallel.tokenize_many`` with 1 and 2 processes;
 6. distinguishability: ``crystal-lsp disting`` on the shared labeled sets, next to the
-   reference figures of the data README.
+   reference figures of the data README;
+7. profile memory: bytes per token of native and pure-Python profiles (``tracemalloc``).
+
+The goals are judged on CPU-time ratios (the machine is shared; wall-clock ratios are shown
+too). The implementation of the metric core in use (native or pure Python) is recorded.
 
 Writes ``bench/results/metric_bench.md`` and ``bench/results/metric_bench.json``.
 Data: ``--data DIR`` or ``$CRYSTAL_BENCH_DATA`` (default ``/work/shared/data``), read in place.
@@ -361,17 +366,19 @@ def measure_sentence(spec: dict[str, Any]) -> dict[str, Any]:
         runs["ref"] = timed_calls(
             (lambda r=r, h=h: sentence(r, h, smoothing_function=smooth, **kwargs)) for r, h in pairs
         )
-    elif impl in ("cold", "warm"):
+    elif impl in ("cold", "coldvocab", "warm"):
         smooth = crystal_lsp.SmoothingFunction(epsilon=EPSILON).method1
         score = crystal_lsp.sentence_bleu
         crystal.clear_caches()
-        if impl == "cold":
+        if impl in ("cold", "coldvocab"):
+            # coldvocab also forgets the token vocabulary (and S encoded in it)
+            fresh_vocabulary = impl == "coldvocab"
 
             def cold(r: Any, h: Any) -> float:
-                crystal.clear_caches()
+                crystal.clear_caches(vocabulary=fresh_vocabulary)
                 return score(r, h, smoothing_function=smooth, **kwargs)  # type: ignore[return-value]
 
-            runs["cold"] = timed_calls((lambda r=r, h=h: cold(r, h)) for r, h in pairs)
+            runs[impl] = timed_calls((lambda r=r, h=h: cold(r, h)) for r, h in pairs)
         else:
             for label in ("warm", "hot"):
                 runs[label] = timed_calls(
@@ -492,6 +499,44 @@ def measure_sset(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def measure_profile_memory(spec: dict[str, Any]) -> dict[str, Any]:
+    """Bytes per token of the profiles of a set's test items, native and pure Python (with S)."""
+    import tracemalloc
+
+    from crystal_lsp import crystal, ngrams
+
+    cache = TokenCache(spec["cache_dir"])
+    tokens = cache.load(cache.indices("test")[: spec["items"]])
+    seqs = [tokens[i] for i in sorted(tokens)]
+    ignore = cache.sset().as_frozenset()
+    n_tokens = sum(map(len, seqs))
+    out: dict[str, Any] = {
+        "items": len(seqs),
+        "tokens": n_tokens,
+        "core": ngrams.native_status(),
+        "cache_budget_tokens": crystal.PROFILE_CACHE_TOKENS,
+        "set_profile_cost": crystal.SET_PROFILE_COST,
+    }
+    builders = [("pure", ngrams.build_set_profile)]
+    if ngrams.native_available():
+        builders.insert(0, ("native", ngrams.build_profile))
+        ngrams.build_profile(seqs[0], 4, ignore)  # the vocabulary and S, encoded once
+    for label, build in builders:
+        gc.collect()
+        tracemalloc.start()
+        cpu0 = time.process_time()
+        profiles = [build(s, 4, ignore) for s in seqs]
+        cpu = time.process_time() - cpu0
+        held, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out[label] = {
+            "bytes_per_token": held / n_tokens,
+            "build_ns_per_token_traced": cpu / n_tokens * 1e9,
+        }
+        del profiles
+    return out
+
+
 def _code_sample(path: str, max_bytes: int) -> list[tuple[str, str]]:
     """(id, code) of the data set's items in file order, up to ``max_bytes`` of UTF-8."""
     from crystal_lsp.datasets import iter_items
@@ -567,6 +612,7 @@ MEASURES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "corpus": measure_corpus,
     "sset": measure_sset,
     "tokenize": measure_tokenize,
+    "profile_memory": measure_profile_memory,
 }
 
 
@@ -687,7 +733,7 @@ def bench_scoring(
                 log(f"  sentence {metric} on {name}")
                 raw = {
                     impl: run_measure("sentence", {**base, "impl": impl}, log)
-                    for impl in ("ref", "cold", "warm", "metric")
+                    for impl in ("ref", "cold", "coldvocab", "warm", "metric")
                 }
                 entry["sentence"] = _sentence_summary(raw)
             if "corpus" in sections:
@@ -702,6 +748,11 @@ def bench_scoring(
                 }
                 entry["corpus"] = _corpus_summary(raw)
             out.setdefault(name, {})[metric] = entry
+        if "sentence" in sections:
+            log(f"  profile memory on {name}")
+            out[name]["profile_memory"] = run_measure(
+                "profile_memory", {"cache_dir": caches[name], "items": 3000}, log
+            )
     return out
 
 
@@ -715,6 +766,7 @@ def _sentence_summary(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
     labels = {
         "ref": "reference package",
         "cold": "ours, cold (clear_caches() before every pair)",
+        "coldvocab": "ours, cold + fresh vocabulary (clear_caches(vocabulary=True) before every pair)",
         "warm": "ours, realistic (cache on, one pass over the pairs)",
         "hot": "ours, hot (second pass, every profile cached)",
         "profiles": "ours, CrystalBLEU.profile() of the distinct items (once)",
@@ -993,18 +1045,19 @@ def evaluate_goals(results: dict[str, Any]) -> list[dict[str, Any]]:
             diffs = [r["max_abs_diff"] for _, r in rows if r.get("max_abs_diff") is not None]
             identical = bool(diffs) and max(diffs) <= EXACT_TOLERANCE
             paths = {}
-            for impl in ("cold", "warm", "hot", "metric", "metric+profiles"):
+            for impl in ("cold", "coldvocab", "warm", "hot", "metric", "metric+profiles"):
                 ratios = [r["ratio"] for _, r in rows if r["impl"] == impl]
                 cpu = [r.get("ratio_cpu") or 0.0 for _, r in rows if r["impl"] == impl]
                 if ratios:
                     paths[impl] = (min(ratios), max(ratios), min(cpu), max(cpu))
-            # The goal is about the drop-in functions: cold and realistic (warm) cache.
-            headline = [paths[p][0] for p in ("cold", "warm") if p in paths]
+            # The goal is about the drop-in functions: cold and realistic (warm) cache, judged on
+            # CPU time (the machine is shared with other jobs; wall-clock ratios are shown too).
+            headline = [paths[p][2] for p in ("cold", "warm") if p in paths]
             met = bool(headline) and min(headline) >= SENTENCE_GOAL and identical
             goals.append(
                 {
                     "goal": f"{kind}-level {label} >= {SENTENCE_GOAL:.0f}x faster than {ref_name}, "
-                    "identical scores",
+                    "identical scores (CPU time, cold and realistic cache)",
                     "met": met,
                     "identical": identical,
                     "max_abs_diff": max(diffs) if diffs else None,
@@ -1014,7 +1067,7 @@ def evaluate_goals(results: dict[str, Any]) -> list[dict[str, Any]]:
     sset = results.get("sset")
     if sset:
         ratios = [
-            (split, r["impl"], r["ratio"], r.get("identical_order"))
+            (split, r["impl"], r.get("ratio_cpu") or r["ratio"], r.get("identical_order"))
             for split, rows in sset["splits"].items()
             for r in rows
             if r.get("ratio")
@@ -1023,7 +1076,8 @@ def evaluate_goals(results: dict[str, Any]) -> list[dict[str, Any]]:
         best = min((x for _, _, x, _ in ratios), default=0.0)
         goals.append(
             {
-                "goal": f"S-set build >= {SSET_GOAL:.0f}x faster than the reference approach",
+                "goal": f"S-set build >= {SSET_GOAL:.0f}x faster than the reference approach "
+                "(CPU time)",
                 "met": bool(ratios) and best >= SSET_GOAL and identical,
                 "identical": identical,
                 "ratios": {f"{s}/{i}": x for s, i, x, _ in ratios},
@@ -1104,15 +1158,19 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"Machine: {meta['cpus']} CPUs, {meta['mem_gb']:.0f} GB, {meta['platform']}; "
         f"Python {meta['python']}, Pygments {meta['pygments']}, NLTK {meta['nltk']}, "
         f"crystalbleu {meta['crystalbleu']}, crystal_lsp {meta['crystal_lsp']} "
-        f"(git {meta['git']}). Load average at start/end: {meta['load_start']:.2f} / "
-        f"{meta['load_end']:.2f}."
+        f"(git {meta['git']}; metric core: {meta.get('core', '?')}). Load average at "
+        f"start/end: {meta['load_start']:.2f} / {meta['load_end']:.2f}."
     )
     add("")
     add(
         "Every measurement ran in its own subprocess. *Peak RSS* is that process's high-water "
         "mark (``wait4``, includes its pool workers); *Δ* is the growth during the timed part "
         "over the RSS after loading its inputs. Ratios are reference time / our time, by "
-        "wall clock and by CPU time (the latter is less affected by other load). Latencies are per call (nearest-rank p50/p95)."
+        "wall clock and by CPU time (the latter is less affected by other load; the goals are "
+        "judged on it). Latencies are per call (nearest-rank p50/p95). *Cold* clears the "
+        "profile caches before every call but keeps the token vocabulary (an interning table, "
+        "like the conversion of `ignoring` the pure-Python path also keeps); *cold + fresh "
+        "vocabulary* forgets that too."
     )
     add("")
     if meta.get("load_warning"):
@@ -1193,6 +1251,36 @@ def render_markdown(results: dict[str, Any]) -> str:
                             f"{fmt_mb(r.get('rss_peak_mb'))} ({r['rss_delta_mb']:+.0f}) |"
                         )
                 add("")
+    memory = [
+        (n, s["profile_memory"])
+        for n, s in scoring.items()
+        if "profile_memory" in s and "error" not in s["profile_memory"]
+    ]
+    if memory:
+        add("## Profile memory")
+        add("")
+        budget = memory[0][1].get("cache_budget_tokens")
+        cost = memory[0][1].get("set_profile_cost")
+        add(
+            "Bytes held per token by the profiles (orders 1-4, S removed) of a set's first 3000 "
+            "test items, measured with `tracemalloc` (the native arrays are allocated with "
+            "`PyMem_Malloc`, so they are traced too). The profile caches' budget "
+            f"`PROFILE_CACHE_TOKENS` is {budget:,} tokens of native profiles; a token of a "
+            f"pure-Python profile counts {cost} times."
+        )
+        add("")
+        add("| set | items | tokens | native B/token | pure Python B/token | smaller by |")
+        add("|---|---|---|---|---|---|")
+        for name, m in memory:
+            native = m.get("native", {}).get("bytes_per_token")
+            pure = m.get("pure", {}).get("bytes_per_token")
+            add(
+                f"| {name} | {m['items']:,} | {m['tokens']:,} | "
+                f"{'-' if native is None else f'{native:.1f}'} | "
+                f"{'-' if pure is None else f'{pure:.1f}'} | "
+                f"{fmt_x(pure / native) if native and pure else '-'} |"
+            )
+        add("")
     sset = results.get("sset")
     if sset:
         add(f"## S-set build (k = {K}) on {sset['set']}")
@@ -1405,6 +1493,12 @@ def _git_head() -> str:
         return "?"
 
 
+def _core_status() -> str:
+    from crystal_lsp.ngrams import native_status
+
+    return native_status()
+
+
 def _versions() -> dict[str, str]:
     from importlib.metadata import version
 
@@ -1525,6 +1619,7 @@ def main(argv: list[str] | None = None) -> int:
             "git": _git_head(),
             "data": args.data,
             "load_start": load_start,
+            "core": _core_status(),
             **versions,
         },
         "prepare": prepare,
@@ -1578,7 +1673,9 @@ def _set_load_warning(meta: dict[str, Any]) -> None:
 def _strip_bulky(results: dict[str, Any]) -> None:
     """Drop per-pair scores and S listings from the JSON (digests and diffs are kept)."""
     for per_set in results.get("scoring", {}).values():
-        for entry in per_set.values():
+        for key, entry in per_set.items():
+            if key == "profile_memory":
+                continue
             for section in entry.values():
                 for row in section.get("rows", []):
                     row.pop("scores", None)

@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 from crystal_lsp.bleu import SmoothingFunction, brevity_penalty, closest_ref_length
 from crystal_lsp.crystal import CrystalBLEU, corpus_bleu, modified_precision, sentence_bleu
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.ngrams import native_available
 from crystal_lsp.signature import Signature
 from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet, build_sset
@@ -32,6 +33,7 @@ __all__ = [
     "closest_ref_length",
     "corpus_bleu",
     "modified_precision",
+    "native_available",
     "sentence_bleu",
     "tokenize",
 ]

@@ -26,7 +26,14 @@ from fractions import Fraction as _Fraction
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import as_sequence, build_profile, clipped_counts, merge_max, ngrams
+from crystal_lsp.ngrams import (
+    as_sequence,
+    build_profile,
+    clipped_counts,
+    merge_max,
+    native_bleu_tail,
+    ngrams,
+)
 
 Weights = Sequence[float]
 SmoothingCallable = Callable[..., list[Any]]
@@ -236,6 +243,8 @@ def ignore_set(ignoring: Any) -> frozenset[tuple[Any, ...]] | None:
 
 def normalize_weights(weights: Any) -> tuple[list[Any], bool]:
     """NLTK's weight handling: one tuple, or a list of tuples scored at once."""
+    if type(weights) is tuple and weights and type(weights[0]) is float:
+        return [weights], True  # a float is not subscriptable: what the test below finds
     try:
         weights[0][0]
     except (TypeError, IndexError):
@@ -252,8 +261,25 @@ _KNOWN_SMOOTHERS = {
 }
 
 
+_last_smoother: tuple[Any, tuple[str, Any] | None] = (None, ("method0", None))
+
+
 def _fast_method(smoothing_function: Any) -> tuple[str, Any] | None:
-    """``(method name, instance)`` if the callable is a method 0-4 we can evaluate on numbers."""
+    """``(method name, instance)`` if the callable is a method 0-4 we can evaluate on numbers.
+
+    The answer for the last callable is remembered (callers pass the same bound method again
+    and again); it cannot change for one bound method, whose function and owner are fixed.
+    """
+    global _last_smoother
+    last = _last_smoother
+    if last[0] is smoothing_function:
+        return last[1]
+    found = _classify_smoother(smoothing_function)
+    _last_smoother = (smoothing_function, found)
+    return found
+
+
+def _classify_smoother(smoothing_function: Any) -> tuple[str, Any] | None:
     if smoothing_function is None:
         return "method0", None
     owner = getattr(smoothing_function, "__self__", None)
@@ -266,6 +292,23 @@ def _fast_method(smoothing_function: Any) -> tuple[str, Any] | None:
     if getattr(cls, name) is not getattr(smoothing_function, "__func__", None):
         return None
     return name, owner
+
+
+def native_tail_spec(
+    weights: Any, smoothing_function: SmoothingCallable | None, auto_reweigh: bool
+) -> tuple[Any, int, Any, bool] | None:
+    """What the native tail needs: ``(weights, method, epsilon or k, auto_reweigh)``.
+
+    None unless the smoothing is one of methods 0-4 evaluated on numbers (the native tail
+    itself declines anything else it cannot compute exactly as the Python code does).
+    """
+    fast = _fast_method(smoothing_function)
+    if fast is None:
+        return None
+    name, owner = fast
+    method = int(name[-1])
+    param = owner.epsilon if method == 1 else owner.k if method == 4 else None
+    return weights, method, param, auto_reweigh
 
 
 def _smooth_numbers(
@@ -328,7 +371,17 @@ def bleu_from_counts(
     ``references``/``hypothesis`` are the last pair of the corpus, which NLTK hands to the
     smoothing function. ``precision(numerator, denominator)`` builds the precision objects
     handed to smoothing callables other than methods 0-4 (default: NLTK's ``Fraction``).
+
+    With the native core, one weight tuple of floats and methods 0-4 are computed in C with the
+    same floating-point operations in the same order (see ``tail_score`` in ``_native.c``).
     """
+    tail = native_bleu_tail()
+    if tail is not None:
+        spec = native_tail_spec(weights, smoothing_function, auto_reweigh)
+        if spec is not None:
+            score = tail(numerators, denominators, hyp_len, ref_len, spec)
+            if score is not NotImplemented:
+                return score  # type: ignore[no-any-return]
     weight_list, single = normalize_weights(weights)
     if not numerators or numerators[0] == 0:
         return 0.0 if single else [0.0] * len(weight_list)
@@ -346,7 +399,7 @@ def bleu_from_counts(
     for weight in weight_list:
         if auto_reweigh and hyp_len < 4 and weight == DEFAULT_WEIGHTS:
             weight = (1 / hyp_len,) * hyp_len
-        s = math.fsum(w_i * math.log(p_i) for w_i, p_i in zip(weight, p_n) if p_i > 0)
+        s = math.fsum([w_i * math.log(p_i) for w_i, p_i in zip(weight, p_n) if p_i > 0])
         scores.append(bp * math.exp(s))
     return scores[0] if single else scores
 
@@ -357,6 +410,8 @@ def _fraction(numerator: Any, denominator: Any) -> Fraction:
 
 def max_order(weights: Any) -> int:
     """How many n-gram orders a weights argument needs."""
+    if type(weights) is tuple and weights and type(weights[0]) is float:
+        return len(weights)  # one tuple (see normalize_weights)
     weight_list, _ = normalize_weights(weights)
     return max((len(w) for w in weight_list), default=0)
 

@@ -21,7 +21,9 @@ Everything else (clipping, brevity penalty, weights, smoothing) is NLTK's, see :
 ``corpus_bleu`` and ``sentence_bleu`` are drop-in replacements for the ``crystalbleu`` package's
 functions (and for NLTK's when ``ignoring`` is None). They cache the n-gram profile of every
 sequence they see (bounded by ``PROFILE_CACHE_TOKENS``), so scoring many candidates against the
-same references, or a corpus whose sequences repeat, does the counting once. ``ignoring`` is
+same references, or a corpus whose sequences repeat, does the counting once. Profiles are
+native (see :mod:`crystal_lsp.ngrams`) whenever the compiled core is available; the inverse
+frequency variant uses pure-Python profiles. ``ignoring`` is
 identified by object identity and length between calls: pass a frozenset or a
 :class:`TriviallySharedSet`, or do not mutate the dict in place between calls.
 """
@@ -33,7 +35,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.bleu import (
     DEFAULT_WEIGHTS,
@@ -44,28 +46,52 @@ from crystal_lsp.bleu import (
     closest_ref_length,
     ignore_set,
     max_order,
+    native_tail_spec,
 )
 from crystal_lsp.bleu import modified_precision as modified_precision
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import Ngram, Profile, as_sequence, build_profile, clipped_counts, merge_max
+from crystal_lsp.ngrams import (
+    NATIVE_MAX_N,
+    NativeProfile,
+    Ngram,
+    Profile,
+    as_sequence,
+    build_profile,
+    build_set_profile,
+    clipped_counts,
+    merge_max,
+    native_cache,
+    native_context,
+    reset_vocabulary,
+    to_set_profile,
+)
 from crystal_lsp.signature import Signature
 from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet
 
+if TYPE_CHECKING:
+    from crystal_lsp._native import ProfileCache
+
 VARIANTS = ("remove", "weight")
-PROFILE_CACHE_TOKENS = int(os.environ.get("CRYSTAL_LSP_PROFILE_CACHE_TOKENS", "2000000"))
+PROFILE_CACHE_TOKENS = int(os.environ.get("CRYSTAL_LSP_PROFILE_CACHE_TOKENS", "24000000"))
+# What a token of a pure-Python profile costs in the budget: ~250 bytes against ~20 for a native
+# profile (plus 8 bytes for the cache key's tuple either way). 24M native tokens or 2M
+# pure-Python ones come to roughly 500-700 MB.
+SET_PROFILE_COST = 12
 
 
 class _ProfileCache:
     """Profiles keyed by (token tuple, max n, ignore-set id), least recently used evicted first.
 
-    The budget counts tokens (a profile costs roughly 250 bytes per token); set it with the
+    The budget counts tokens of native profiles (~20 bytes per token); a token of a pure-Python
+    profile (~250 bytes) counts ``SET_PROFILE_COST`` times. Set it with the
     ``CRYSTAL_LSP_PROFILE_CACHE_TOKENS`` environment variable or ``max_tokens``.
     """
 
-    def __init__(self, max_tokens: int) -> None:
+    def __init__(self, max_tokens: int, pure: bool = False) -> None:
         self.max_tokens = max_tokens
-        self._data: OrderedDict[tuple[Any, ...], Profile] = OrderedDict()
+        self._build = build_set_profile if pure else build_profile
+        self._data: OrderedDict[tuple[Any, ...], tuple[Profile, int]] = OrderedDict()
         self._tokens = 0
 
     def get(
@@ -75,19 +101,58 @@ class _ProfileCache:
         found = self._data.get(key)
         if found is not None:
             self._data.move_to_end(key)
-            return found
-        profile = build_profile(seq, max_n, ignore)
-        self._tokens += len(seq)
+            return found[0]
+        profile = self._build(seq, max_n, ignore)
+        cost = len(seq) if type(profile) is NativeProfile else len(seq) * SET_PROFILE_COST
+        self._tokens += cost
         while self._tokens > self.max_tokens and self._data:
             oldest = next(iter(self._data))
-            self._tokens -= len(oldest[0])
-            del self._data[oldest]
-        self._data[key] = profile
+            self._tokens -= self._data.pop(oldest)[1]
+        self._data[key] = (profile, cost)
         return profile
 
     def clear(self) -> None:
         self._data.clear()
         self._tokens = 0
+
+
+class _NativeCounts:
+    """The drop-in functions' native path, in C: the pairs' loop and a profile cache.
+
+    The cache is keyed by token ids (no tuple of the tokens is built) and is replaced when the
+    vocabulary is.
+    """
+
+    def __init__(self, max_tokens: int) -> None:
+        self.max_tokens = max_tokens
+        self._cache: ProfileCache | None = None
+
+    def corpus_counts(
+        self,
+        list_of_references: Sequence[Sequence[Any]],
+        hypotheses: Sequence[Any],
+        order: int,
+        ignore: frozenset[Ngram] | None,
+        tail: tuple[Any, ...] | None,
+    ) -> float | tuple[list[int], list[int], int, int] | None:
+        """The score, or what it is computed from.
+
+        Given a ``tail`` the native core can finish, the score itself; else the summed clipped
+        counts and denominators and the hypothesis and closest reference lengths. None when the
+        native core cannot take these inputs (the Python loop then does).
+        """
+        context = native_context(ignore) if 1 <= order <= NATIVE_MAX_N else None
+        if context is None:
+            return None
+        vocab, encoded = context
+        cache = self._cache
+        if cache is None or cache.vocabulary is not vocab:
+            cache = self._cache = native_cache(vocab, self.max_tokens)
+        found = cache.corpus_counts(list_of_references, hypotheses, order, encoded, tail)
+        return None if found is NotImplemented else found
+
+    def clear(self) -> None:
+        self._cache = None
 
 
 class _IgnoreRegistry:
@@ -113,12 +178,21 @@ class _IgnoreRegistry:
 
 
 _CACHE = _ProfileCache(PROFILE_CACHE_TOKENS)
+_NATIVE = _NativeCounts(PROFILE_CACHE_TOKENS)
 _IGNORES = _IgnoreRegistry()
 
 
-def clear_caches() -> None:
-    """Forget every cached profile (for memory-sensitive callers and benchmarks)."""
+def clear_caches(vocabulary: bool = False) -> None:
+    """Forget every cached profile (for memory-sensitive callers and benchmarks).
+
+    The token vocabulary of native profiles (and S encoded in it) is kept, as the conversion of
+    ``ignoring`` arguments is: it is an interning table, bounded by
+    :data:`crystal_lsp.ngrams.VOCABULARY_LIMIT`. ``vocabulary=True`` starts a fresh one too.
+    """
     _CACHE.clear()
+    _NATIVE.clear()
+    if vocabulary:
+        reset_vocabulary()
 
 
 def corpus_bleu(
@@ -138,6 +212,25 @@ def corpus_bleu(
     _check_pair_counts(list_of_references, hypotheses)
     order = max_order(weights)
     ignore, ignore_id = _IGNORES.resolve(ignoring)
+    tail = native_tail_spec(weights, smoothing_function, auto_reweigh)
+    counted = _NATIVE.corpus_counts(list_of_references, hypotheses, order, ignore, tail)
+    if type(counted) is float:
+        return counted
+    if counted is not None:
+        assert isinstance(counted, tuple)
+        nums, dens, hyp_total, ref_total = counted
+        # NLTK hands the corpus's last pair to the smoothing function
+        return bleu_from_counts(
+            nums,
+            dens,
+            hyp_total,
+            ref_total,
+            weights,
+            smoothing_function,
+            auto_reweigh,
+            references=[as_sequence(r) for r in list_of_references[-1]],
+            hypothesis=as_sequence(hypotheses[-1]),
+        )
     nums = [0] * order
     dens = [0] * order
     hyp_total = ref_total = 0
@@ -230,10 +323,13 @@ class CrystalBLEU:
         if len(self.weights) != max_n:
             raise CrystalError(f"{len(self.weights)} weights given for max n {max_n}")
         self._smoothing_function = self.smoothing.function
-        self._cache = _ProfileCache(cache_tokens)
+        # the inverse-frequency weights look at the n-grams themselves: pure-Python profiles
+        weighted = sset is not None and variant == "weight"
+        self._cache = _ProfileCache(cache_tokens, pure=weighted)
         self._ignore = sset.as_frozenset() if sset is not None and variant == "remove" else None
         self._weights_by_gram: dict[Ngram, float] = {}
-        if sset is not None and variant == "weight":
+        if weighted:
+            assert sset is not None
             self._weights_by_gram = {g: inverse_frequency_weight(c) for g, c in sset.counts.items()}
         self._weighted_grams = [
             frozenset(g for g in self._weights_by_gram if len(g) == n) for n in range(1, max_n + 1)
@@ -281,10 +377,11 @@ class CrystalBLEU:
             return Counts(tuple(clipped), tuple(max(1, t) for t in hyp.totals), hyp.length, closest)
         return self._weighted_counts(hyp, ref, closest)
 
-    def _weighted_counts(self, hyp: Profile, ref: Profile, closest: int) -> Counts:
+    def _weighted_counts(self, hyp_profile: Profile, ref_profile: Profile, closest: int) -> Counts:
         nums: list[float] = []
         dens: list[float] = []
         weight_of = self._weights_by_gram
+        hyp, ref = to_set_profile(hyp_profile), to_set_profile(ref_profile)
         for i in range(self.max_n):
             hd, hr, rd, rr = hyp.distinct[i], hyp.repeated[i], ref.distinct[i], ref.repeated[i]
             grams_s = self._weighted_grams[i]

@@ -9,6 +9,10 @@ order). ``tie_break="first-seen"`` instead reproduces ``collections.Counter.most
 reference's iteration order (document by document, orders 1..max_n within a document), for
 differential tests against the reference approach.
 
+With the native core (:mod:`crystal_lsp.ngrams`), counting runs in C over token ids and only
+the candidates for the top k (n-grams at least as frequent as the k-th count) become Python
+tuples; they are ranked by the same :func:`top_k`, so S is the same.
+
 S is saved as a small versioned JSON file (optionally gzip-compressed by a ``.gz`` suffix).
 """
 
@@ -24,16 +28,21 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import Ngram, as_sequence
+from crystal_lsp.ngrams import Ngram, as_sequence, native_counter
+
+if TYPE_CHECKING:
+    from crystal_lsp._native import NgramCounter
 
 FORMAT = "crystal-lsp/sset"
 FORMAT_VERSION = 1
 DEFAULT_K = 500
 DEFAULT_MAX_N = 4
 TIE_BREAKS = ("canonical", "first-seen")
+CURVE_POINTS = 10_000
 
 
 @dataclass
@@ -212,9 +221,40 @@ def count_ngrams(
 
     Insertion order is the reference's: document by document, orders 1..max_n within each.
     """
-    counts: Counter[Ngram] = Counter()
+    table, docs, tokens = _count(documents, max_n)
+    if isinstance(table, Counter):
+        return table, docs, tokens
+    return Counter(table.items()), docs, tokens
+
+
+def _count(
+    documents: Iterable[Sequence[Any]], max_n: int
+) -> tuple[Counter[Ngram] | NgramCounter, int, int]:
+    """The count table: native while every token is a ``str``, else a ``Counter``."""
+    native = native_counter(max_n)
+    if native is None:
+        return _count_python(documents, max_n, Counter(), 0, 0)
+    remaining = iter(documents)
+    for doc in remaining:
+        seq = as_sequence(doc)
+        if not native.add(seq if type(seq) is list or type(seq) is tuple else list(seq)):
+            # a token that is not a str: carry on in Python from the counts so far (the table
+            # keeps its first-seen order, so the result is the same)
+            counts = Counter(native.items())
+            return _count_python(
+                chain([seq], remaining), max_n, counts, native.documents, native.tokens
+            )
+    return native, native.documents, native.tokens
+
+
+def _count_python(
+    documents: Iterable[Sequence[Any]],
+    max_n: int,
+    counts: Counter[Ngram],
+    docs: int,
+    tokens: int,
+) -> tuple[Counter[Ngram], int, int]:
     update = counts.update
-    docs = tokens = 0
     for doc in documents:
         seq = as_sequence(doc)
         docs += 1
@@ -266,21 +306,23 @@ def build_sset(
         raise CrystalError(f"k must be at least 0, not {k}")
     if max_n < 1:
         raise CrystalError(f"max n must be at least 1, not {max_n}")
-    counts, docs, tokens = count_ngrams(documents, max_n)
+    table, docs, tokens = _count(documents, max_n)
+    if isinstance(table, Counter):
+        top, curve = top_k(table, k, tie_break), frequency_curve(table)
+    else:
+        # Only n-grams at least as frequent as the k-th count can be in the top k, whatever the
+        # tie-break: materialise those (in first-seen order) and rank them as top_k does.
+        threshold = table.largest(k)[-1] if 0 < k < len(table) else 0
+        candidates = table.items(threshold) if k > 0 else {}
+        top, curve = top_k(candidates, k, tie_break), table.largest(CURVE_POINTS)
     return TriviallySharedSet(
-        top_k(counts, k, tie_break),
-        k,
-        max_n,
-        language,
-        docs,
-        tokens,
-        tie_break,
-        tokenizer,
-        {"curve": frequency_curve(counts)},
+        top, k, max_n, language, docs, tokens, tie_break, tokenizer, {"curve": curve}
     )
 
 
-def frequency_curve(counts: Counter[Ngram] | dict[Ngram, int], points: int = 10_000) -> list[int]:
+def frequency_curve(
+    counts: Counter[Ngram] | dict[Ngram, int], points: int = CURVE_POINTS
+) -> list[int]:
     """The counts of the ``points`` most frequent n-grams, descending (the paper's Fig. 7)."""
     return sorted(heapq.nlargest(points, counts.values()), reverse=True)
 

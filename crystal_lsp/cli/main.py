@@ -15,6 +15,13 @@ from crystal_lsp import __version__
 from crystal_lsp.errors import EXIT_INTERNAL, CrystalError
 
 
+def _core() -> str:
+    """Which implementation of the metric core is in use, for ``--version``."""
+    from crystal_lsp.ngrams import native_status
+
+    return f"core: {native_status()}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every subcommand."""
     from crystal_lsp.cli import disting, scan, score, serve, sset
@@ -25,7 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
         "distinguishability, near-duplicate reports and a language server.",
         epilog="exit codes: 0 ok, 1 findings, 2 usage or input error, 3 internal error",
     )
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"%(prog)s {__version__} ({_core()})"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     scan.add_parser(sub)
     score.add_parser(sub)

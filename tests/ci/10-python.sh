@@ -8,8 +8,12 @@ bash tests/ci/system-packages.sh
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e '.[test]'
+# the editable install builds the optional native core in place: it must be there in CI
+"$VENV/bin/python" -c 'import crystal_lsp._native, crystal_lsp; assert crystal_lsp.native_available()'
 "$VENV/bin/ruff" check crystal_lsp hooks tests bench
 "$VENV/bin/ruff" format --check crystal_lsp hooks tests bench
 "$VENV/bin/mypy"
 "$VENV/bin/mypy" hooks
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+# and the unit suite once more on the pure-Python fallback alone
+CRYSTAL_LSP_PURE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/unit

@@ -15,6 +15,9 @@ import crystal_lsp
 from crystal_lsp import CrystalError, SmoothingFunction, brevity_penalty, closest_ref_length
 from crystal_lsp.bleu import Fraction, bleu_from_counts, max_order, normalize_weights
 
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
+
 # The running example of NLTK's sentence_bleu / modified_precision docstrings.
 HYP1 = (
     "It is a guide to action which ensures that the military always obeys the commands of the party"

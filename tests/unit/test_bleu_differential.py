@@ -21,6 +21,9 @@ from nltk.translate import bleu_score as nltk_bleu
 import crystal_lsp
 from crystal_lsp import CrystalError
 
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
+
 N_EXAMPLES = 1000
 ALPHABET = "abcde"
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)

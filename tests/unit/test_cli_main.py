@@ -10,13 +10,15 @@ import pytest
 from crystal_lsp import CrystalError, __version__
 from crystal_lsp.cli import score as score_module
 from crystal_lsp.cli.main import main
+from crystal_lsp.ngrams import native_status
 
 
 def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"crystal-lsp {__version__}"
+    out = capsys.readouterr().out.strip()
+    assert out == f"crystal-lsp {__version__} (core: {native_status()})"
 
 
 def test_python_dash_m_version() -> None:
@@ -27,7 +29,7 @@ def test_python_dash_m_version() -> None:
         check=False,
     )
     assert done.returncode == 0
-    assert done.stdout.strip() == f"crystal-lsp {__version__}"
+    assert done.stdout.strip().startswith(f"crystal-lsp {__version__} (core: ")
 
 
 def test_a_command_is_required(capsys: pytest.CaptureFixture[str]) -> None:

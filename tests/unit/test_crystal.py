@@ -25,6 +25,9 @@ from crystal_lsp.signature import Signature
 from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet
 
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
+
 Grams = dict[tuple[str, ...], int]
 
 letter = st.sampled_from("abcd")

@@ -38,6 +38,9 @@ from crystal_lsp.crystal import CrystalBLEU
 from crystal_lsp.smoothing import Smoothing
 from crystal_lsp.sset import TriviallySharedSet
 
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
+
 N_EXAMPLES = 1000
 ALPHABET = "abcd"
 DEFAULT_WEIGHTS = (0.25, 0.25, 0.25, 0.25)

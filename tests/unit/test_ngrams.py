@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.util import ngrams as nltk_ngrams
 
 from crystal_lsp.ngrams import as_sequence, build_profile, clipped_counts, merge_max, ngrams
 from crystal_lsp.tokens import tokenize
+
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
 
 letter = st.sampled_from("abc")
 tokens = st.lists(letter, max_size=15)

@@ -27,6 +27,9 @@ from crystal_lsp.sset import (
     top_k,
 )
 
+# the core differential/property tests run on both implementations (see conftest.core)
+pytestmark = pytest.mark.usefixtures("core")
+
 letter = st.sampled_from("abcde")
 documents = st.lists(st.lists(letter, max_size=12), max_size=6)
 

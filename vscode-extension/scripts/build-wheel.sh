@@ -11,7 +11,8 @@ if [ -z "$python" ]; then
 fi
 rm -f "$here"/bundled/crystal_lsp-*.whl
 log=$(mktemp)
-if ! "$python" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$here/bundled" "$repo" >"$log" 2>&1; then
+# The bundled wheel is pure Python (py3-none-any), installable anywhere: no native core.
+if ! CRYSTAL_LSP_BUILD_NATIVE=0 "$python" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$here/bundled" "$repo" >"$log" 2>&1; then
     cat "$log" >&2
     rm -f "$log"
     exit 1

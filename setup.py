@@ -1,0 +1,33 @@
+"""Optional native core (``crystal_lsp._native``); all other metadata lives in pyproject.toml.
+
+The extension is optional: if it does not compile, the pure-Python package is installed and
+used. ``CRYSTAL_LSP_BUILD_NATIVE=0`` skips it altogether (a ``py3-none-any`` wheel).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import Extension, setup
+
+BUILD_NATIVE = os.environ.get("CRYSTAL_LSP_BUILD_NATIVE", "1").strip().lower() not in (
+    "0",
+    "false",
+    "no",
+    "off",
+)
+
+ext_modules = []
+if BUILD_NATIVE:
+    compile_args = [] if sys.platform == "win32" else ["-std=c99", "-O2"]
+    ext_modules.append(
+        Extension(
+            "crystal_lsp._native",
+            sources=["crystal_lsp/_native.c"],
+            extra_compile_args=compile_args,
+            optional=True,
+        )
+    )
+
+setup(ext_modules=ext_modules)
