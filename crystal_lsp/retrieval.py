@@ -164,7 +164,7 @@ def _accumulate(keys: I64, counts: I64, parts: list[I64]) -> tuple[I64, I64]:
     """Add the pair keys in ``parts`` (each occurrence counts 1) to a (keys, counts) table."""
     if not parts:
         return keys, counts
-    new_keys, new_counts = np.unique(np.concatenate(parts), return_counts=True)
+    new_keys, new_counts = _count_keys(np.concatenate(parts))
     if not len(keys):
         return new_keys.astype(np.int64), new_counts.astype(np.int64)
     merged, inverse = np.unique(np.concatenate([keys, new_keys]), return_inverse=True)
@@ -172,3 +172,18 @@ def _accumulate(keys: I64, counts: I64, parts: list[I64]) -> tuple[I64, I64]:
         inverse, weights=np.concatenate([counts, new_counts]), minlength=len(merged)
     )
     return merged.astype(np.int64), totals.astype(np.int64)
+
+
+def _count_keys(keys: I64) -> tuple[I64, I64]:
+    """The distinct values of ``keys`` (non-negative), sorted, with their multiplicities.
+
+    ``np.unique(..., return_counts=True)`` with the sort done on 32-bit values when they fit,
+    which is about twice as fast; the pair keys of a repository below 65,536 snippets do.
+    """
+    if not len(keys):
+        return keys, keys
+    work = keys.astype(np.uint32) if int(keys.max()) <= 0xFFFFFFFF else keys.copy()
+    work.sort()
+    first = np.flatnonzero(np.r_[True, work[1:] != work[:-1]])
+    counts = np.diff(np.r_[first, len(work)]).astype(np.int64)
+    return work[first].astype(np.int64), counts

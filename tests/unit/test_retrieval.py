@@ -139,3 +139,18 @@ def test_query_outside_the_index_follows_the_documented_rule() -> None:
     q_shingles = arr(*range(16, 56))
     owners, _ = Postings([a_shingles], arr(), 50).query(q_shingles, 0.35, 10)
     assert owners.tolist() == []
+
+
+@given(
+    st.lists(st.integers(0, 2**62), max_size=60),
+    st.sampled_from([2**8, 2**32 - 1, 2**32, 2**62]),
+)
+def test_counting_pair_keys_equals_numpy_unique(values: list[int], bound: int) -> None:
+    from crystal_lsp.retrieval import _count_keys
+
+    keys = np.array([v % (bound + 1) for v in values], dtype=np.int64)
+    got_keys, got_counts = _count_keys(keys)
+    want_keys, want_counts = np.unique(keys, return_counts=True)
+    assert got_keys.dtype == np.int64 and got_counts.dtype == np.int64
+    assert got_keys.tolist() == want_keys.tolist()
+    assert got_counts.tolist() == want_counts.tolist()
