@@ -216,39 +216,31 @@ def corpus_bleu(
     counted = _NATIVE.corpus_counts(list_of_references, hypotheses, order, ignore, tail)
     if type(counted) is float:
         return counted
+    refs: list[Sequence[Any]] = []
+    hyp: Sequence[Any] = ()
     if counted is not None:
         assert isinstance(counted, tuple)
         nums, dens, hyp_total, ref_total = counted
         # NLTK hands the corpus's last pair to the smoothing function
-        return bleu_from_counts(
-            nums,
-            dens,
-            hyp_total,
-            ref_total,
-            weights,
-            smoothing_function,
-            auto_reweigh,
-            references=[as_sequence(r) for r in list_of_references[-1]],
-            hypothesis=as_sequence(hypotheses[-1]),
-        )
-    nums = [0] * order
-    dens = [0] * order
-    hyp_total = ref_total = 0
-    refs: list[Sequence[Any]] = []
-    hyp: Sequence[Any] = ()
-    for references, hypothesis in zip(list_of_references, hypotheses):
-        hyp = as_sequence(hypothesis)
-        refs = [as_sequence(r) for r in references]
-        if not refs:
-            raise CrystalError("a hypothesis needs at least one reference")
-        hp = _CACHE.get(hyp, order, ignore, ignore_id)
-        rp = merge_max([_CACHE.get(r, order, ignore, ignore_id) for r in refs])
-        clipped = clipped_counts(hp, rp)
-        for i in range(order):
-            nums[i] += clipped[i]
-            dens[i] += max(1, hp.totals[i])
-        hyp_total += len(hyp)
-        ref_total += closest_ref_length(refs, len(hyp))
+        refs = [as_sequence(r) for r in list_of_references[-1]]
+        hyp = as_sequence(hypotheses[-1])
+    else:
+        nums = [0] * order
+        dens = [0] * order
+        hyp_total = ref_total = 0
+        for references, hypothesis in zip(list_of_references, hypotheses):
+            hyp = as_sequence(hypothesis)
+            refs = [as_sequence(r) for r in references]
+            if not refs:
+                raise CrystalError("a hypothesis needs at least one reference")
+            hp = _CACHE.get(hyp, order, ignore, ignore_id)
+            rp = merge_max([_CACHE.get(r, order, ignore, ignore_id) for r in refs])
+            clipped = clipped_counts(hp, rp)
+            for i in range(order):
+                nums[i] += clipped[i]
+                dens[i] += max(1, hp.totals[i])
+            hyp_total += len(hyp)
+            ref_total += closest_ref_length(refs, len(hyp))
     return bleu_from_counts(
         nums,
         dens,
