@@ -24,9 +24,9 @@ graph.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from crystal_lsp.ruby.ged import Graph
 from crystal_lsp.ruby.options import RubyOptions
@@ -213,16 +213,45 @@ class _Loop:
     switch: bool = False
 
 
+class NameCollector(Protocol):
+    """What a language's name collector records of a piece of code."""
+
+    uses: set[str]
+    defs: set[str]
+    weak: set[str]
+
+    def expr(self, node: Any) -> None:
+        """Record the names an expression reads and binds."""
+
+
 class BaseWalker:
     """Control-flow bookkeeping shared by the language walkers.
 
     ``stmt(node, ctrl, preds)`` adds a statement's nodes and returns the nodes control flow leaves
-    it from (empty after ``return``, ``break``, ...).
+    it from (empty after ``return``, ``break``, ...). A language sets ``root_kind`` (the label of
+    the program node), ``calls`` (see :func:`statement_label`) and ``new_names`` (its name
+    collector).
     """
+
+    root_kind: str
+    calls: dict[str, str]
+    new_names: Callable[[], NameCollector]
 
     def __init__(self, builder: PdgBuilder) -> None:
         self.b = builder
         self.loops: list[_Loop] = []
+
+    def program(self, root: Any) -> None:
+        """Add a whole parsed file."""
+        entry = self.b.root(self.root_kind)
+        self.block(root.named_children, entry, [entry])
+
+    def simple(self, node: Any, ctrl: int, preds: list[int], label_: str | None = None) -> int:
+        """A node for a simple statement (or a header part) with its uses and definitions."""
+        names = self.new_names()
+        names.expr(node)
+        label = label_ or statement_label(node, self.calls)
+        return self.b.node(label, ctrl, preds, names.uses, names.defs, names.weak)
 
     def stmt(self, node: Any, ctrl: int, preds: list[int]) -> list[int]:
         """Add one statement (language-specific)."""
@@ -279,12 +308,17 @@ def text(node: Any) -> str:
     return str(node.text.decode("utf-8", "replace"))
 
 
-def with_callee(kind: str, node: Any, calls: dict[str, str]) -> str:
-    """``kind`` plus the name of the first call in the statement (outside nested bodies).
+def statement_label(node: Any, calls: dict[str, str]) -> str:
+    """A simple statement's label: its kind and the name of the first call in it.
 
-    ``calls`` maps call node types to the field holding the called name. Only the last part of
-    a dotted name is kept (``sys.stdin.readline`` -> ``readline``).
+    An expression statement's kind includes its expression's (``expression_statement/call``).
+    ``calls`` maps call node types to the field holding the called name; the search stays
+    outside nested bodies, and only the last part of a dotted name is kept
+    (``sys.stdin.readline`` -> ``readline``).
     """
+    kind = str(node.type)
+    if kind == "expression_statement" and node.named_child_count:
+        kind = f"expression_statement/{node.named_children[0].type}"
     stack = [node]
     while stack:
         current = stack.pop()

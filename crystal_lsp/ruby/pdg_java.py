@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crystal_lsp.ruby.pdg import BaseWalker, text, with_callee
+from crystal_lsp.ruby.pdg import BaseWalker, text
 
 _CALLS = {"method_invocation": "name"}
 _TYPE_DECLARATIONS = {
@@ -124,27 +124,12 @@ def parameter_names(parameters: Any) -> set[str]:
     return names
 
 
-def label(node: Any) -> str:
-    """A simple statement's label: its kind and the first method it calls."""
-    kind = str(node.type)
-    if kind == "expression_statement" and node.named_child_count:
-        kind = f"expression_statement/{node.named_children[0].type}"
-    return with_callee(kind, node, _CALLS)
-
-
 class Walker(BaseWalker):
     """Adds a Java compilation unit to a :class:`~crystal_lsp.ruby.pdg.PdgBuilder`."""
 
-    def program(self, root: Any) -> None:
-        """Add the compilation unit."""
-        entry = self.b.root("program")
-        self.block(root.named_children, entry, [entry])
-
-    def simple(self, node: Any, ctrl: int, preds: list[int], label_: str | None = None) -> int:
-        """A node for a simple statement (or a header part) with its uses and definitions."""
-        names = Names()
-        names.expr(node)
-        return self.b.node(label_ or label(node), ctrl, preds, names.uses, names.defs, names.weak)
+    root_kind = "program"
+    calls = _CALLS
+    new_names = Names
 
     def stmt(self, node: Any, ctrl: int, preds: list[int]) -> list[int]:
         """Add one statement (or member declaration)."""

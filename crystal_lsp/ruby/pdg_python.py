@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crystal_lsp.ruby.pdg import BaseWalker, text, with_callee
+from crystal_lsp.ruby.pdg import BaseWalker, text
 
 _CALLS = {"call": "function"}
 _COMPREHENSIONS = {
@@ -129,27 +129,12 @@ def parameter_names(parameters: Any) -> set[str]:
     return names
 
 
-def label(node: Any) -> str:
-    """A simple statement's label: its kind and the first function it calls."""
-    kind = str(node.type)
-    if kind == "expression_statement" and node.named_child_count:
-        kind = f"expression_statement/{node.named_children[0].type}"
-    return with_callee(kind, node, _CALLS)
-
-
 class Walker(BaseWalker):
     """Adds the statements of a Python module to a :class:`~crystal_lsp.ruby.pdg.PdgBuilder`."""
 
-    def program(self, root: Any) -> None:
-        """Add the module."""
-        entry = self.b.root("module")
-        self.block(root.named_children, entry, [entry])
-
-    def simple(self, node: Any, ctrl: int, preds: list[int], label_: str | None = None) -> int:
-        """A node for a simple statement (or a header part) with its uses and definitions."""
-        names = Names()
-        names.expr(node)
-        return self.b.node(label_ or label(node), ctrl, preds, names.uses, names.defs, names.weak)
+    root_kind = "module"
+    calls = _CALLS
+    new_names = Names
 
     def stmt(self, node: Any, ctrl: int, preds: list[int]) -> list[int]:
         """Add one statement."""
