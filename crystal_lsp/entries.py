@@ -227,35 +227,38 @@ def build_entry(
     ):
         if snippet.kind not in CODE_KINDS and snippet.kind != DATA:
             continue
-        meta = _meta(
-            snippet,
-            tokens.texts,
-            tokens.starts,
-            cats,
-            starts_of_lines,
-            suppressed_lines,
-            suppress_file,
-        )
-        metas.append(meta)
-        parts.append(
-            shingles(
-                normalized(
-                    tokens.texts[snippet.start : snippet.end], cats[snippet.start : snippet.end]
-                )
+        window = tokens.texts[snippet.start : snippet.end]
+        norm = normalized(window, cats[snippet.start : snippet.end])
+        metas.append(
+            snippet_meta(
+                snippet,
+                tokens.texts,
+                tokens.starts,
+                starts_of_lines,
+                suppressed_lines,
+                suppress_file,
+                text_sha(window),
+                text_sha(norm),
             )
         )
+        parts.append(shingles(norm))
     return Entry(lang, status, len(tokens), metas, parts, replaced, heavy)
 
 
-def _meta(
+def snippet_meta(
     snippet: Snippet,
     texts: list[str],
     starts: list[int],
-    cats: str,
     starts_of_lines: list[int],
     suppressed_lines: set[int],
     suppress_file: bool,
+    sha: str,
+    norm_sha: str,
 ) -> SnippetMeta:
+    """The stored description of one snippet: its line/column range, digests and suppression.
+
+    ``sha`` and ``norm_sha`` are the digests of its raw and normalized token texts.
+    """
     first, last = snippet.first_line, snippet.last_line
     end_offset = starts[snippet.end - 1] + len(texts[snippet.end - 1])
     last_text_line = last
@@ -268,7 +271,6 @@ def _meta(
         end_offset - starts_of_lines[last_text_line] if last_text_line < len(starts_of_lines) else 1
     )
     suppressed = suppress_file or bool(suppressed_lines & {first, first - 1})
-    window = texts[snippet.start : snippet.end]
     return SnippetMeta(
         snippet.start,
         snippet.end,
@@ -279,7 +281,7 @@ def _meta(
         first_col,
         last_text_line + 1,
         max(1, last_col),
-        text_sha(window),
-        text_sha(normalized(window, cats[snippet.start : snippet.end])),
+        sha,
+        norm_sha,
         suppressed,
     )

@@ -43,10 +43,11 @@ from crystal_lsp.entries import (
     Heavy,
     SnippetMeta,
     detect_status,
+    snippet_meta,
 )
 from crystal_lsp.fingerprints import U64, shingles, text_sha
 from crystal_lsp.lexers import canonical_name, resolve_lexer
-from crystal_lsp.snippets import CODE_KINDS, DATA, Snippet, extract, line_starts
+from crystal_lsp.snippets import CODE_KINDS, DATA, extract, line_starts
 from crystal_lsp.tokens import lex
 from crystal_lsp.views import categories, normalized
 
@@ -472,7 +473,7 @@ class IncrementalEntry:
                 norm = normalized(window, cats[snippet.start : snippet.end])
                 known = (text_sha(window), text_sha(norm), shingles(norm))
             metas.append(
-                _meta(
+                snippet_meta(
                     snippet,
                     self.texts,
                     self.starts,
@@ -543,41 +544,3 @@ def _token_lines(starts: Sequence[int], starts_of_lines: Sequence[int]) -> list[
                     line += 1
         append(line)
     return out
-
-
-def _meta(
-    snippet: Snippet,
-    texts: list[str],
-    starts: list[int],
-    starts_of_lines: list[int],
-    suppressed_lines: set[int],
-    suppress_file: bool,
-    sha: str,
-    norm_sha: str,
-) -> SnippetMeta:
-    """:func:`crystal_lsp.entries._meta` with the digests given."""
-    first, last = snippet.first_line, snippet.last_line
-    end_offset = starts[snippet.end - 1] + len(texts[snippet.end - 1])
-    last_text_line = last
-    newlines = texts[snippet.end - 1].count("\n")
-    if newlines:
-        last_text_line = last + newlines
-    first_col = starts[snippet.start] - starts_of_lines[first] + 1
-    last_col = (
-        end_offset - starts_of_lines[last_text_line] if last_text_line < len(starts_of_lines) else 1
-    )
-    suppressed = suppress_file or bool(suppressed_lines & {first, first - 1})
-    return SnippetMeta(
-        snippet.start,
-        snippet.end,
-        snippet.kind,
-        snippet.name,
-        snippet.depth,
-        first + 1,
-        first_col,
-        last_text_line + 1,
-        max(1, last_col),
-        sha,
-        norm_sha,
-        suppressed,
-    )
