@@ -212,6 +212,25 @@ def find_pyproject(root: str) -> str | None:
         current = parent
 
 
+def command_line_overrides(options: Any) -> dict[str, Any]:
+    """The settings given as command-line options (``crystal-lsp scan``, ``crystal-clones``).
+
+    ``options`` is the parsed namespace: ``threshold``, ``k``, ``min_tokens``, ``min_lines``,
+    ``languages``, ``include`` (``None`` when not given), ``exclude`` (appended to the
+    configured excludes) and ``no_same_file``.
+    """
+    out: dict[str, Any] = {}
+    for name in ("threshold", "k", "min_tokens", "min_lines", "languages", "include"):
+        value = getattr(options, name)
+        if value is not None:
+            out[name] = value
+    if options.exclude:
+        out["extend_exclude"] = options.exclude
+    if options.no_same_file:
+        out["same_file"] = False
+    return out
+
+
 def load_config(root: str, overrides: Mapping[str, Any] | None = None) -> ScanConfig:
     """Defaults, then ``[tool.crystal-lsp]`` of ``root/pyproject.toml``, then ``overrides``."""
     values: dict[str, Any] = {}

@@ -28,11 +28,10 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from crystal_lsp import __version__
 from crystal_lsp.baseline import load_baseline, without_baselined
-from crystal_lsp.config import ScanConfig, load_config
+from crystal_lsp.config import ScanConfig, command_line_overrides, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
 from crystal_lsp.findings import Finding
 from crystal_lsp.index import RepoIndex
@@ -294,25 +293,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in ("threshold", "k", "min_tokens", "min_lines", "languages", "include"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = value
-    if args.exclude:
-        out["extend_exclude"] = args.exclude
-    if args.no_same_file:
-        out["same_file"] = False
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the check for parsed arguments: print the findings and return the exit code."""
     if bool(args.from_ref) != bool(args.to_ref):
         raise CrystalError("give both --from-ref and --to-ref")
     root, git_dir = repo_paths()
-    config = load_config(root, _overrides(args))
+    config = load_config(root, command_line_overrides(args))
     baseline = args.baseline
     if baseline and not os.path.isabs(baseline) and not os.path.exists(baseline):
         baseline = os.path.join(root, baseline)  # relative to the root, like pyproject.toml

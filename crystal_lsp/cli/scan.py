@@ -90,19 +90,6 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in ("threshold", "k", "min_tokens", "min_lines", "languages", "include"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = value
-    if args.exclude:
-        out["extend_exclude"] = args.exclude
-    if args.no_same_file:
-        out["same_file"] = False
-    return out
-
-
 def _demo_path() -> str:
     from importlib import resources
 
@@ -112,7 +99,7 @@ def _demo_path() -> str:
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
     from crystal_lsp.baseline import load_baseline, without_baselined, write_baseline
-    from crystal_lsp.config import load_config
+    from crystal_lsp.config import command_line_overrides, load_config
     from crystal_lsp.distributed.scan import scan_runner
     from crystal_lsp.repo import changed_lines, list_files
     from crystal_lsp.sarif import to_sarif
@@ -128,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.update_baseline and not args.baseline:
         raise CrystalError("--update-baseline needs --baseline FILE")
     root = os.path.abspath(args.path)
-    config = load_config(root, _overrides(args))
+    config = load_config(root, command_line_overrides(args))
     paths = list_files(root, config)
     focus = changed_lines(root, args.new_since) if args.new_since else None
     if focus is not None:
