@@ -200,8 +200,8 @@ def _after_blank_line(text: str, offset: int) -> bool:
     return text[start:offset].isspace()
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix of two strings (binary search on C-speed comparisons)."""
+def _common_prefix(a: Sequence[object], b: Sequence[object]) -> int:
+    """Length of the common prefix of two strings or lists (binary search on slices)."""
     lo, hi = 0, min(len(a), len(b))
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -212,30 +212,8 @@ def _common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the common suffix of two strings, at most ``limit``."""
-    lo, hi = 0, min(len(a), len(b), limit)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_list_prefix(a: Sequence[object], b: Sequence[object]) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_list_suffix(a: Sequence[object], b: Sequence[object], limit: int) -> int:
+def _common_suffix(a: Sequence[object], b: Sequence[object], limit: int) -> int:
+    """Length of the common suffix of two strings or lists, at most ``limit``."""
     lo, hi = 0, min(len(a), len(b), limit)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -342,13 +320,13 @@ class IncrementalEntry:
             new.checkpoints = Checkpoints([0], [ROOT], [0])
             new.relexed = len(source)
             head = min(
-                _common_list_prefix(self.texts, new.texts),
-                _common_list_prefix(self.types, new.types),
+                _common_prefix(self.texts, new.texts),
+                _common_prefix(self.types, new.types),
             )
             limit = min(len(self.texts), len(new.texts)) - head
             same = min(
-                _common_list_suffix(self.texts, new.texts, limit),
-                _common_list_suffix(self.types, new.types, limit),
+                _common_suffix(self.texts, new.texts, limit),
+                _common_suffix(self.types, new.types, limit),
             )
             splice = Splice(head, len(new.texts) - same, len(new.texts) - len(self.texts))
             lines = _token_lines(new.starts, starts_of_lines)

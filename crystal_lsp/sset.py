@@ -102,18 +102,7 @@ class TriviallySharedSet:
         """The top ``k`` of this set (a set built with a larger k contains every smaller one)."""
         if k > self.k:
             raise CrystalError(f"cannot take the top {k} of a set built with k={self.k}")
-        top = dict(list(self.counts.items())[:k])
-        return TriviallySharedSet(
-            top,
-            k,
-            self.max_n,
-            self.language,
-            self.documents,
-            self.tokens,
-            self.tie_break,
-            self.tokenizer,
-            dict(self.meta),
-        )
+        return self._derived(dict(list(self.counts.items())[:k]), k, dict(self.meta))
 
     def without_unigrams(self) -> TriviallySharedSet:
         """The members of order 2 and above (same k, rank order and counts).
@@ -123,10 +112,15 @@ class TriviallySharedSet:
         and BLEU is 0 whenever no unigram is left to match, however many 4-grams agree.
         """
         kept = {g: c for g, c in self.counts.items() if len(g) > 1}
-        meta = {**self.meta, "orders": f"2-{self.max_n}"}
+        return self._derived(kept, self.k, {**self.meta, "orders": f"2-{self.max_n}"})
+
+    def _derived(
+        self, counts: dict[Ngram, int], k: int, meta: dict[str, Any]
+    ) -> TriviallySharedSet:
+        """A set with other members, k and meta, built from the same corpus (no cached fields)."""
         return TriviallySharedSet(
-            kept,
-            self.k,
+            counts,
+            k,
             self.max_n,
             self.language,
             self.documents,

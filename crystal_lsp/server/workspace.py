@@ -395,14 +395,18 @@ class Folder:
             found = self.finder.find({path: None}).get(on_disk.entry.language)
             result.findings = self._present(found.findings if found is not None else [])
             return result
-        if buffer.entry is None or buffer.entry.language != language:
-            buffer.entry = IncrementalEntry(
+
+        def tokenized() -> IncrementalEntry:
+            return IncrementalEntry(
                 path,
                 doc.text,
                 language,
                 min_tokens=self.config.min_tokens,
                 min_lines=self.config.min_lines,
             )
+
+        if buffer.entry is None or buffer.entry.language != language:
+            buffer.entry = tokenized()
         else:
             buffer.entry = buffer.entry.update(doc.text)
         if (
@@ -412,13 +416,7 @@ class Folder:
         ):
             # the buffer equals the file: its incremental entry must equal the indexed one
             log.warning("re-tokenizing %s: its incremental tokens diverged from the file's", path)
-            buffer.entry = IncrementalEntry(
-                path,
-                doc.text,
-                language,
-                min_tokens=self.config.min_tokens,
-                min_lines=self.config.min_lines,
-            )
+            buffer.entry = tokenized()
         result.entry = buffer.entry
         entry = buffer.entry.entry
         if entry.status != OK:
