@@ -1,4 +1,4 @@
-"""Optional native core (``crystal_lsp._native``); all other metadata lives in pyproject.toml.
+"""Optional native core (``crystal_lsp.metric._native``); all other metadata lives in pyproject.toml.
 
 The extension is optional: if it does not compile, the pure-Python package is installed and
 used. ``CRYSTAL_LSP_BUILD_NATIVE=0`` skips it altogether (a ``py3-none-any`` wheel).
@@ -23,8 +23,8 @@ if BUILD_NATIVE:
     compile_args = [] if sys.platform == "win32" else ["-std=c99", "-O2"]
     ext_modules.append(
         Extension(
-            "crystal_lsp._native",
-            sources=["crystal_lsp/_native.c"],
+            "crystal_lsp.metric._native",
+            sources=["crystal_lsp/metric/_native.c"],
             extra_compile_args=compile_args,
             optional=True,
         )

@@ -28,12 +28,12 @@ import time
 import zipfile
 from collections.abc import Iterator
 
-from crystal_lsp.entries import detect_status
-from crystal_lsp.lexers import lexer_label, resolve_lexer
-from crystal_lsp.parallel import tokenize_many
-from crystal_lsp.sources import SkippedFile, source_from_bytes
-from crystal_lsp.sset import build_sset
-from crystal_lsp.views import categories, normalized
+from crystal_lsp.metric.sset import build_sset
+from crystal_lsp.text.entries import detect_status
+from crystal_lsp.text.lexers import lexer_label, resolve_lexer
+from crystal_lsp.text.parallel import tokenize_many
+from crystal_lsp.text.sources import SkippedFile, source_from_bytes
+from crystal_lsp.text.views import categories, normalized
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "crystal_lsp", "data")

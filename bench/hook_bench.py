@@ -288,8 +288,8 @@ def phases(repo: Path) -> None:
     t0 = time.process_time()
     from crystal_lsp_hooks import clone_check
 
-    import crystal_lsp.clones as clones
-    import crystal_lsp.index as index
+    import crystal_lsp.clones.finder as clones
+    import crystal_lsp.clones.index as index
 
     cpu: dict[str, float] = {"imports": time.process_time() - t0}
 

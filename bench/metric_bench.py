@@ -11,7 +11,7 @@ Measures, each in its own subprocess (so peak RSS is per measurement):
    ``CrystalBLEU.score_profiles`` path);
 2. corpus-level CrystalBLEU: ``crystal_lsp.corpus_bleu`` vs ``crystalbleu.corpus_bleu``;
 3. BLEU: the same two against ``nltk.translate.bleu_score`` (``ignoring=None``);
-4. building S: ``crystal_lsp.sset.build_sset`` vs the crystalbleu README approach;
+4. building S: ``crystal_lsp.metric.sset.build_sset`` vs the crystalbleu README approach;
 5. tokenization: ``crystal_lsp.tokenize``/``tokens.lex`` vs raw Pygments, and
    ``parallel.tokenize_many`` with 1 and 2 processes;
 6. distinguishability: ``crystal-lsp disting`` on the shared labeled sets, next to the
@@ -234,10 +234,10 @@ def cache_dir_for(cache_root: str, data: str, name: str) -> str:
 
 def prepare_set(spec: dict[str, Any]) -> dict[str, Any]:
     """Tokenize a whole data set (all CPUs), build S from its train split, store both."""
-    from crystal_lsp.datasets import load_items
-    from crystal_lsp.lexers import canonical_name, lexer_label, resolve_lexer
-    from crystal_lsp.parallel import tokenize_many
-    from crystal_lsp.sset import build_sset
+    from crystal_lsp.metric.datasets import load_items
+    from crystal_lsp.metric.sset import build_sset
+    from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
+    from crystal_lsp.text.parallel import tokenize_many
 
     target = spec["cache_dir"]
     if os.path.exists(os.path.join(target, "meta.json")):
@@ -298,7 +298,7 @@ class TokenCache:
         return out
 
     def sset(self) -> Any:
-        from crystal_lsp.sset import TriviallySharedSet
+        from crystal_lsp.metric.sset import TriviallySharedSet
 
         return TriviallySharedSet.load(os.path.join(self.dir, "sset.json.gz"))
 
@@ -308,7 +308,7 @@ class TokenCache:
 
 
 def _pairs(cache: TokenCache, n: int, seed: int) -> tuple[list[tuple[int, tuple[int, ...]]], Any]:
-    from crystal_lsp.disting import sample_pairs
+    from crystal_lsp.metric.disting import sample_pairs
 
     sets = sample_pairs(cache.classes, cache.indices("test"), n, seed)
     return sets.intra + sets.inter, sets
@@ -348,8 +348,8 @@ def _reference_functions(metric: str) -> tuple[Any, Any, Any]:
 
 def measure_sentence(spec: dict[str, Any]) -> dict[str, Any]:
     import crystal_lsp
-    from crystal_lsp import crystal
-    from crystal_lsp.smoothing import Smoothing
+    from crystal_lsp.metric import crystal
+    from crystal_lsp.metric.smoothing import Smoothing
 
     hyps, refs, sset, info = _scoring_inputs(spec)
     info["cache_budget_tokens"] = crystal.PROFILE_CACHE_TOKENS
@@ -415,7 +415,7 @@ def measure_sentence(spec: dict[str, Any]) -> dict[str, Any]:
 
 def measure_corpus(spec: dict[str, Any]) -> dict[str, Any]:
     import crystal_lsp
-    from crystal_lsp import crystal
+    from crystal_lsp.metric import crystal
 
     hyps, refs, sset, info = _scoring_inputs(spec)
     info["cache_budget_tokens"] = crystal.PROFILE_CACHE_TOKENS
@@ -455,7 +455,7 @@ def measure_corpus(spec: dict[str, Any]) -> dict[str, Any]:
 def measure_sset(spec: dict[str, Any]) -> dict[str, Any]:
     from collections import Counter
 
-    from crystal_lsp.sset import build_sset
+    from crystal_lsp.metric.sset import build_sset
 
     cache = TokenCache(spec["cache_dir"])
     split = None if spec["split"] == "all" else spec["split"]
@@ -503,7 +503,7 @@ def measure_profile_memory(spec: dict[str, Any]) -> dict[str, Any]:
     """Bytes per token of the profiles of a set's test items, native and pure Python (with S)."""
     import tracemalloc
 
-    from crystal_lsp import crystal, ngrams
+    from crystal_lsp.metric import crystal, ngrams
 
     cache = TokenCache(spec["cache_dir"])
     tokens = cache.load(cache.indices("test")[: spec["items"]])
@@ -539,7 +539,7 @@ def measure_profile_memory(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _code_sample(path: str, max_bytes: int) -> list[tuple[str, str]]:
     """(id, code) of the data set's items in file order, up to ``max_bytes`` of UTF-8."""
-    from crystal_lsp.datasets import iter_items
+    from crystal_lsp.metric.datasets import iter_items
 
     out: list[tuple[str, str]] = []
     total = 0
@@ -552,9 +552,9 @@ def _code_sample(path: str, max_bytes: int) -> list[tuple[str, str]]:
 
 
 def measure_tokenize(spec: dict[str, Any]) -> dict[str, Any]:
-    from crystal_lsp.lexers import resolve_lexer
-    from crystal_lsp.parallel import tokenize_many
-    from crystal_lsp.tokens import lex, tokenize
+    from crystal_lsp.text.lexers import resolve_lexer
+    from crystal_lsp.text.parallel import tokenize_many
+    from crystal_lsp.text.tokens import lex, tokenize
 
     files = _code_sample(spec["dataset"], spec["max_bytes"])
     language = spec["lang"]
@@ -1328,7 +1328,7 @@ def render_markdown(results: dict[str, Any]) -> str:
         add(
             "Same code strings, same lexer object (`resolve_lexer(lang)`: `stripnl=False, "
             "ensurenl=False`). *raw* = `list(lexer.get_tokens_unprocessed(src))`; *lex* = "
-            "`crystal_lsp.tokens.lex(src, lexer)`; *tokenize* = `crystal_lsp.tokenize(src, lang)`; "
+            "`crystal_lsp.text.tokens.lex(src, lexer)`; *tokenize* = `crystal_lsp.tokenize(src, lang)`; "
             "*many/N* = `parallel.tokenize_many(jobs, processes=N)` (wall time includes starting "
             "the pool; best of several passes by CPU time; *parent CPU* is the serial share: unpickling results and mapping token "
             "types back in the parent). MB/s per core = bytes / CPU seconds of the process and "
@@ -1494,7 +1494,7 @@ def _git_head() -> str:
 
 
 def _core_status() -> str:
-    from crystal_lsp.ngrams import native_status
+    from crystal_lsp.metric.ngrams import native_status
 
     return native_status()
 

@@ -48,8 +48,8 @@ def main() -> int:
         mb.prepare_set({**spec, "cache_dir": cache_dir})
 
     import crystal_lsp
-    from crystal_lsp import crystal
-    from crystal_lsp.smoothing import Smoothing
+    from crystal_lsp.metric import crystal
+    from crystal_lsp.metric.smoothing import Smoothing
 
     spec = {"cache_dir": cache_dir, "n": args.n, "seed": 0, "metric": args.metric}
     hyps, refs, sset, info = mb._scoring_inputs(spec)
@@ -76,7 +76,7 @@ def main() -> int:
             metric.score_profiles(profiles[id(h)], [profiles[id(x)] for x in r])
 
     def sset_build() -> None:
-        from crystal_lsp.sset import build_sset
+        from crystal_lsp.metric.sset import build_sset
 
         cache = mb.TokenCache(cache_dir)
         tokens = cache.load(cache.indices("train"))

@@ -7,16 +7,15 @@ switch imports and get identical numbers faster.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from crystal_lsp.bleu import SmoothingFunction, brevity_penalty, closest_ref_length
-from crystal_lsp.crystal import CrystalBLEU, corpus_bleu, modified_precision, sentence_bleu
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import native_available
-from crystal_lsp.signature import Signature
-from crystal_lsp.smoothing import Smoothing
-from crystal_lsp.sset import TriviallySharedSet, build_sset
-from crystal_lsp.tokens import Token, Tokens, tokenize
+from crystal_lsp.metric.bleu import SmoothingFunction, brevity_penalty, closest_ref_length
+from crystal_lsp.metric.crystal import CrystalBLEU, corpus_bleu, modified_precision, sentence_bleu
+from crystal_lsp.metric.ngrams import native_available
+from crystal_lsp.metric.signature import Signature
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
+from crystal_lsp.text.tokens import Token, Tokens, tokenize
+from crystal_lsp.version import __version__
 
 __all__ = [
     "CrystalBLEU",

@@ -2,7 +2,7 @@
 
 The pre-commit hook (id ``crystal-clones``) and the plain git hook (``hooks/pre-commit``) both
 run this. It is an adapter: git tells it what the commit adds (:mod:`.staged`), the core's
-:func:`crystal_lsp.scan.run_scan` finds the clone classes of the snippets overlapping added
+:func:`crystal_lsp.clones.scan.run_scan` finds the clone classes of the snippets overlapping added
 lines against every file of the repository at its staged state (sharing the on-disk index with
 ``crystal-lsp scan`` and the language server), and :mod:`.moves` drops code the same commit
 removes elsewhere. What it checks depends on how it is called:
@@ -29,14 +29,14 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from crystal_lsp import __version__
-from crystal_lsp.baseline import load_baseline, without_baselined
-from crystal_lsp.config import ScanConfig, command_line_overrides, load_config
+from crystal_lsp.clones.baseline import load_baseline, without_baselined
+from crystal_lsp.clones.files import filter_paths, list_files
+from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
+from crystal_lsp.clones.settings import ScanConfig, command_line_overrides, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
-from crystal_lsp.findings import Finding
-from crystal_lsp.index import RepoIndex
-from crystal_lsp.repo import filter_paths, list_files
-from crystal_lsp.scan import ScanResult, open_store, run_scan
+from crystal_lsp.version import __version__
 
 from .gitio import Git, Spans, git_env
 from .moves import (

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crystal_lsp.crystal import CrystalBLEU
-from crystal_lsp.entries import OK
-from crystal_lsp.findings import Location
-from crystal_lsp.fingerprints import U64
-from crystal_lsp.index import RepoIndex
-from crystal_lsp.retrieval import Postings
+from crystal_lsp.clones.findings import Location
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.text.entries import OK
+from crystal_lsp.text.fingerprints import U64
 
 from .gitio import Spans
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crystal_lsp.config import ScanConfig
-from crystal_lsp.findings import Finding, Location, Pair
+from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.settings import ScanConfig
 
 from .gitio import Spans
 from .moves import Key, location_key

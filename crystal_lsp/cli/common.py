@@ -11,9 +11,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import resolve_lexer
-from crystal_lsp.sources import SkippedFile, read_source
-from crystal_lsp.tokens import Tokens, lex
+from crystal_lsp.text.lexers import resolve_lexer
+from crystal_lsp.text.sources import SkippedFile, read_source
+from crystal_lsp.text.tokens import Tokens, lex
 
 FORMATS = ("text", "json")
 
@@ -91,7 +91,7 @@ def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments
 
 def walk_files(paths: list[str]) -> Iterator[str]:
     """Files under the given paths (directories recursively, skipping VCS and tool folders)."""
-    from crystal_lsp.repo import skip_directory
+    from crystal_lsp.clones.files import skip_directory
 
     for path in paths:
         if os.path.isdir(path):

@@ -14,8 +14,11 @@ from crystal_lsp.cli.common import (
     progress_enabled,
     warn,
 )
-from crystal_lsp.datasets import load_items
-from crystal_lsp.disting import (
+from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
+from crystal_lsp.distributed.options import add_engine_options
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.metric.datasets import load_items
+from crystal_lsp.metric.disting import (
     AGGREGATES,
     EXACT_PAIR_LIMIT,
     PROTOCOLS,
@@ -24,18 +27,15 @@ from crystal_lsp.disting import (
     exact_pairs,
     sample_pairs,
 )
-from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
-from crystal_lsp.distributed.options import add_engine_options
-from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import canonical_name, lexer_label, resolve_lexer
-from crystal_lsp.metrics import (
+from crystal_lsp.metric.registry import (
     NEEDS_SSET,
     MetricConfig,
     PreparedItem,
     parse_metric_list,
 )
-from crystal_lsp.smoothing import Smoothing
-from crystal_lsp.sset import TriviallySharedSet
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
 
 
 def add_parser(sub: Any) -> None:

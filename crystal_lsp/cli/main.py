@@ -11,13 +11,13 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from crystal_lsp import __version__
 from crystal_lsp.errors import EXIT_INTERNAL, CrystalError
+from crystal_lsp.version import __version__
 
 
 def _core() -> str:
     """Which implementation of the metric core is in use, for ``--version``."""
-    from crystal_lsp.ngrams import native_status
+    from crystal_lsp.metric.ngrams import native_status
 
     return f"core: {native_status()}"
 

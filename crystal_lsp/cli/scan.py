@@ -13,8 +13,8 @@ from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
-    from crystal_lsp.findings import Finding
-    from crystal_lsp.scan import ScanResult
+    from crystal_lsp.clones.findings import Finding
+    from crystal_lsp.clones.scan import ScanResult
 
 
 def add_parser(sub: Any) -> None:
@@ -98,11 +98,11 @@ def _demo_path() -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
-    from crystal_lsp.baseline import load_baseline, without_baselined, write_baseline
-    from crystal_lsp.config import command_line_overrides, load_config
+    from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
+    from crystal_lsp.clones.files import changed_lines, list_files
+    from crystal_lsp.clones.sarif import to_sarif
+    from crystal_lsp.clones.settings import command_line_overrides, load_config
     from crystal_lsp.distributed.scan import scan_runner
-    from crystal_lsp.repo import changed_lines, list_files
-    from crystal_lsp.sarif import to_sarif
 
     if args.demo:
         if args.path is not None:

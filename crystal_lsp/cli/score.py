@@ -9,13 +9,13 @@ from typing import Any
 
 from crystal_lsp.cli.common import add_format, add_progress, emit_json, read_code, tokenize_file
 from crystal_lsp.cli.sset import load_or_build_sset
-from crystal_lsp.crystal import CrystalBLEU
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import canonical_name, resolve_lexer
-from crystal_lsp.metrics import NEEDS_SSET
-from crystal_lsp.smoothing import Smoothing
-from crystal_lsp.sources import DEFAULT_MAX_BYTES
-from crystal_lsp.tokens import lex
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.registry import NEEDS_SSET
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
+from crystal_lsp.text.tokens import lex
 
 LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
 
@@ -155,7 +155,7 @@ def _load_pairs(
 
 
 def run(args: argparse.Namespace) -> int:
-    from crystal_lsp.metrics import parse_metric_list
+    from crystal_lsp.metric.registry import parse_metric_list
 
     metrics = parse_metric_list(args.metric)
     unsupported = [m for m in metrics if m not in LABELS]
@@ -255,7 +255,7 @@ def _score_files(
 def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
     """Metrics outside the BLEU family (e.g. RUBY) through the metric registry."""
     from crystal_lsp.cli.common import tokenize_file
-    from crystal_lsp.metrics import MetricConfig, PreparedItem, make_metric
+    from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
 
     if args.lines or args.jsonl:
         raise CrystalError(

@@ -16,13 +16,10 @@ from crystal_lsp.cli.common import (
     walk_files,
     warn,
 )
-from crystal_lsp.datasets import iter_items
 from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
-from crystal_lsp.parallel import Job, tokenize_many
-from crystal_lsp.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
-from crystal_lsp.sset import (
+from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.metric.sset import (
     DEFAULT_K,
     TIE_BREAKS,
     TriviallySharedSet,
@@ -30,6 +27,9 @@ from crystal_lsp.sset import (
     builtin_sset,
     suggest_k,
 )
+from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.text.parallel import Job, tokenize_many
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
 
 DATASET_SUFFIXES = (".jsonl", ".jsonl.gz")
 

@@ -23,10 +23,10 @@ from crystal_lsp.distributed.topk import (
     split_counts,
 )
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import canonical_name, lexer_label, resolve_lexer
-from crystal_lsp.sources import DEFAULT_MAX_BYTES
-from crystal_lsp.sset import TriviallySharedSet, count_ngrams
-from crystal_lsp.tokens import lex
+from crystal_lsp.metric.sset import TriviallySharedSet, count_ngrams
+from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
+from crystal_lsp.text.tokens import lex
 
 Skipped = list[tuple[str, str]]
 

@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from crystal_lsp import __version__
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.parallel import default_jobs
+from crystal_lsp.text.parallel import default_jobs
+from crystal_lsp.version import __version__
 
 INSTALL_HINT = "install crystal-lsp[dask]"
 CONNECT_TIMEOUT = "30s"

@@ -5,11 +5,11 @@ the items, build S from the train split's tokens, make each metric, and evaluate
 pairs. :data:`LOCAL_STEPS` are the usual functions. :class:`EngineSteps` runs them on an engine:
 
 * items are tokenized in chunks on the workers (the same lexer calls as
-  :func:`crystal_lsp.parallel.tokenize_many`);
+  :func:`crystal_lsp.text.parallel.tokenize_many`);
 * S is the exact map-reduce top-k of :mod:`crystal_lsp.distributed.topk`;
 * a metric is a :class:`RemoteMetric`: the items (code and tokens) are copied to every worker
   once, each worker prepares the metric once, and the pairs are scored in chunks; the report
-  is then computed by :func:`crystal_lsp.disting.evaluate_metric` itself from those scores, so
+  is then computed by :func:`crystal_lsp.metric.disting.evaluate_metric` itself from those scores, so
   every number equals the local one (the same float operations on the same inputs).
 
 The class labels, the split and the pair sampling stay on the client: they need the whole
@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from crystal_lsp.disting import MetricReport, Pair, PairSets, evaluate_metric
 from crystal_lsp.distributed.engine import Engine, LazyEngine, engine_name
 from crystal_lsp.distributed.topk import count_token_part
-from crystal_lsp.metrics import MetricConfig, PairMetric, PreparedItem, make_metric
-from crystal_lsp.parallel import Job, Raw, _from_raw, _tokenize_chunk, tokenize_many
-from crystal_lsp.sset import TriviallySharedSet, build_sset
-from crystal_lsp.tokens import Tokens
+from crystal_lsp.metric.disting import MetricReport, Pair, PairSets, evaluate_metric
+from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, make_metric
+from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
+from crystal_lsp.text.parallel import Job, Raw, _from_raw, _tokenize_chunk, tokenize_many
+from crystal_lsp.text.tokens import Tokens
 
 CHUNK_BYTES = 2_000_000
 CHUNK_ITEMS = 256
@@ -168,7 +168,7 @@ class EngineSteps:
         keep_comments: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> list[Tokens]:
-        """Like :func:`crystal_lsp.parallel.tokenize_many`, in chunks on the engine."""
+        """Like :func:`crystal_lsp.text.parallel.tokenize_many`, in chunks on the engine."""
         chunks: list[list[Job]] = [[]]
         size = 0
         for job in jobs:
@@ -193,7 +193,7 @@ class EngineSteps:
         language: str = "",
         tokenizer: str = "",
     ) -> TriviallySharedSet:
-        """Like :func:`crystal_lsp.sset.build_sset` (canonical ties), counted on the engine."""
+        """Like :func:`crystal_lsp.metric.sset.build_sset` (canonical ties), counted on the engine."""
         parts: list[list[list[str]]] = [[]]
         tokens = 0
         for doc in documents:

@@ -9,7 +9,7 @@ An :class:`Engine` offers what the commands need:
 
 :class:`LocalEngine` runs them in a pool of processes on this machine, with one bucket: the
 parent process sums the tables as they arrive and ranks the full table, exactly as
-:func:`crystal_lsp.sset.build_sset` does. :class:`DaskEngine` runs them on a ``distributed``
+:func:`crystal_lsp.metric.sset.build_sset` does. :class:`DaskEngine` runs them on a ``distributed``
 cluster: parts are scattered to the workers, each bucket is reduced by a tree of merges that
 first sums the tables of the parts a worker counted (no transfer) and then the workers' sums,
 so only one table per worker and bucket crosses the network and no process holds more than
@@ -43,8 +43,8 @@ from crystal_lsp.distributed.topk import (
     single_table_top,
 )
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import Ngram
-from crystal_lsp.parallel import default_jobs
+from crystal_lsp.metric.ngrams import Ngram
+from crystal_lsp.text.parallel import default_jobs
 
 R = TypeVar("R")
 CountPart = Callable[..., PartCounts]  # count_part(part, buckets) -> PartCounts

@@ -30,10 +30,10 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from crystal_lsp.cli.common import walk_files
-from crystal_lsp.datasets import iter_items
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import GENERIC, canonical_name, resolve_lexer
-from crystal_lsp.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source, source_from_bytes
+from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source, source_from_bytes
 
 FILES, ZIP, TAR, JSONL = "files", "zip", "tar", "jsonl"
 ZIP_SUFFIXES = (".zip", ".jar")

@@ -1,16 +1,16 @@
 """``crystal-lsp scan`` on an engine: tokenizing, S-set counting and pair scoring on workers.
 
-The scan itself is unchanged (:func:`crystal_lsp.scan.run_scan`); it is given an index and a
+The scan itself is unchanged (:func:`crystal_lsp.clones.scan.run_scan`); it is given an index and a
 clone finder whose three expensive steps run on the engine:
 
 * **entries**: files whose content is new to the cache are tokenized into index entries by
-  :func:`crystal_lsp.index._build_job` on the workers (the client reads the files and ships
+  :func:`crystal_lsp.clones.index._build_job` on the workers (the client reads the files and ships
   their text; results are stored in the client's cache as always);
 * **S sets** of languages large enough for their own: the token sequences are counted on the
   workers and merged exactly (:mod:`crystal_lsp.distributed.topk`);
 * **scoring**: candidate pairs whose scores are not cached are partitioned into chunks; each
   chunk travels with the tokens (texts and categories) of its snippets, and a worker scores it
-  exactly as :meth:`crystal_lsp.clones.CloneFinder._score` does (same metrics, same order of the
+  exactly as :meth:`crystal_lsp.clones.finder.CloneFinder._score` does (same metrics, same order of the
   lazy four scores), so the findings are identical to a local scan's.
 
 Retrieval (the shingle index) and grouping stay on the client: they are fast array work.
@@ -25,19 +25,19 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from crystal_lsp.clones import CloneFinder, Ref, Scores, _LanguageState
-from crystal_lsp.config import ScanConfig
-from crystal_lsp.crystal import CrystalBLEU
+from crystal_lsp.clones.finder import CloneFinder, Ref, Scores, _LanguageState
+from crystal_lsp.clones.index import BuildJob, RepoIndex, _build_job
+from crystal_lsp.clones.scan import LineRanges, Progress, ScanResult, open_store, run_scan
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store
 from crystal_lsp.distributed.engine import Engine, LazyEngine, engine_name
 from crystal_lsp.distributed.topk import count_token_part
-from crystal_lsp.entries import SnippetMeta
-from crystal_lsp.index import BuildJob, RepoIndex, _build_job
-from crystal_lsp.ngrams import Profile
-from crystal_lsp.scan import LineRanges, Progress, ScanResult, open_store, run_scan
-from crystal_lsp.smoothing import Smoothing
-from crystal_lsp.sset import TriviallySharedSet
-from crystal_lsp.store import Store
-from crystal_lsp.views import normalized
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.ngrams import Profile
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.entries import SnippetMeta
+from crystal_lsp.text.views import normalized
 
 CHUNK_BYTES = 2_000_000
 CHUNK_JOBS = 64
@@ -160,7 +160,7 @@ def score_chunk(
 ) -> list[list[float]]:
     """The four scores of each ``(lo, hi)`` snippet pair of a chunk (runs on a worker).
 
-    The same computation as :meth:`crystal_lsp.clones.CloneFinder._score`: normalized view
+    The same computation as :meth:`crystal_lsp.clones.finder.CloneFinder._score`: normalized view
     lo→hi, then hi→lo only if that passes, then both raw-view directions only if both pass;
     ``-1`` marks a score not computed.
     """
@@ -288,7 +288,7 @@ def run_scan_on_engine(
     use_cache: bool = True,
     with_ngrams: bool = False,
 ) -> ScanResult:
-    """:func:`crystal_lsp.scan.run_scan` with its heavy steps on an engine (opened on demand)."""
+    """:func:`crystal_lsp.clones.scan.run_scan` with its heavy steps on an engine (opened on demand)."""
     with ExitStack() as stack:
         lazy = LazyEngine(stack, engine, scheduler, jobs)
         if store is None:

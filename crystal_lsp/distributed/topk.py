@@ -1,7 +1,7 @@
 """Exact top-k of n-gram counts computed in pieces: a hash-partitioned map-reduce.
 
 **Map.** Each input partition counts the n-grams of its documents
-(:func:`crystal_lsp.sset.count_ngrams`) and splits its count table into ``B`` buckets by a
+(:func:`crystal_lsp.metric.sset.count_ngrams`) and splits its count table into ``B`` buckets by a
 *stable* hash of the n-gram (CRC-32 of its UTF-8 bytes; Python's ``hash()`` is salted per process,
 so two workers would disagree about where an n-gram goes).
 
@@ -9,7 +9,7 @@ so two workers would disagree about where an n-gram goes).
 n-gram ``g``, in whichever partition, went to the same bucket ``h(g)``, so after the reduce
 bucket ``h(g)`` holds the *complete* corpus count ``C(g)`` and no other bucket holds ``g``.
 Each bucket then keeps only its ``k`` best n-grams by the canonical rank key
-``r(g) = (-C(g), len(g), g)`` (:func:`crystal_lsp.sset.rank_key`) and its ``P`` largest counts.
+``r(g) = (-C(g), len(g), g)`` (:func:`crystal_lsp.metric.sset.rank_key`) and its ``P`` largest counts.
 
 **Merge.** S is the ``k`` best n-grams by ``r`` of the union of the buckets' lists; the
 frequency curve is the ``P`` largest counts of the union of the buckets' counts.
@@ -52,8 +52,8 @@ from itertools import chain
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.ngrams import Ngram
-from crystal_lsp.sset import (
+from crystal_lsp.metric.ngrams import Ngram
+from crystal_lsp.metric.sset import (
     TriviallySharedSet,
     count_ngrams,
     frequency_curve,
@@ -114,7 +114,7 @@ class Counted:
         tie_break: str = "canonical",
         tokenizer: str = "",
     ) -> TriviallySharedSet:
-        """The S set, exactly as :func:`crystal_lsp.sset.build_sset` builds it."""
+        """The S set, exactly as :func:`crystal_lsp.metric.sset.build_sset` builds it."""
         check_sizes(k, max_n)
         return TriviallySharedSet(
             self.top,
@@ -130,7 +130,7 @@ class Counted:
 
 
 def check_sizes(k: int, max_n: int) -> None:
-    """The checks :func:`crystal_lsp.sset.build_sset` makes, with its messages."""
+    """The checks :func:`crystal_lsp.metric.sset.build_sset` makes, with its messages."""
     if k < 0:
         raise CrystalError(f"k must be at least 0, not {k}")
     if max_n < 1:
@@ -209,5 +209,5 @@ def merge_tops(tops: Iterable[BucketTop], k: int, points: int = CURVE_POINTS) ->
 def single_table_top(
     counts: Counter[Ngram], k: int, tie_break: str = "canonical", points: int = CURVE_POINTS
 ) -> BucketTop:
-    """Top-k and curve of one complete table (what :func:`crystal_lsp.sset.build_sset` does)."""
+    """Top-k and curve of one complete table (what :func:`crystal_lsp.metric.sset.build_sset` does)."""
     return BucketTop(top_k(counts, k, tie_break), frequency_curve(counts, points))

@@ -16,14 +16,14 @@ import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from crystal_lsp.lexers import canonical_name, resolve_lexer
 from crystal_lsp.ruby.ged import Graph, graph_edit_distance, grs_from_distance
 from crystal_lsp.ruby.lexical import TokenIds, sts_from_ids
 from crystal_lsp.ruby.options import RubyOptions, Timeout
 from crystal_lsp.ruby.pdg import build_pdg, has_pdg
 from crystal_lsp.ruby.ted import tree_edit_distance, trs_from_distance
 from crystal_lsp.ruby.trees import Ast, Unbuilt, build_ast, syntax_tree
-from crystal_lsp.tokens import lex
+from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.tokens import lex
 
 LEVELS = ("grs", "trs", "sts")
 DEFAULT_OPTIONS = RubyOptions()

@@ -1,6 +1,6 @@
 """RUBY and its levels as registered pair metrics: ``sts``, ``trs``, ``grs`` and ``ruby``.
 
-Importing this module registers them with :mod:`crystal_lsp.metrics` (which imports it lazily),
+Importing this module registers them with :mod:`crystal_lsp.metric.registry` (which imports it lazily),
 so ``crystal-lsp score --metric ruby,sts,trs,grs`` and ``crystal-lsp disting`` can use them.
 
 * With several references, a hypothesis gets the **maximum** over its references (the closest
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from crystal_lsp import __version__
-from crystal_lsp.metrics import MetricConfig, PairMetric, PreparedItem, register_metric
+from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, register_metric
+from crystal_lsp.metric.signature import Signature
 from crystal_lsp.ruby.ensemble import (
     DEFAULT_OPTIONS,
     RubyItem,
@@ -31,7 +31,7 @@ from crystal_lsp.ruby.ged import WL_ROUNDS
 from crystal_lsp.ruby.lexical import TokenIds
 from crystal_lsp.ruby.options import RubyOptions
 from crystal_lsp.ruby.trees import Unbuilt, parser_label
-from crystal_lsp.signature import Signature
+from crystal_lsp.version import __version__
 
 Scorer = Callable[[RubyItem, RubyItem], tuple[float, str, str]]
 

@@ -25,7 +25,6 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
-from crystal_lsp import __version__
 from crystal_lsp.server.diagnostics import Flag, diagnostics_of, flags_of
 from crystal_lsp.server.positions import TextIndex
 from crystal_lsp.server.protocol import (
@@ -43,6 +42,7 @@ from crystal_lsp.server.workspace import (
     IndexingCancelled,
     submit,
 )
+from crystal_lsp.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -341,7 +341,7 @@ class CrystalServer(LanguageServer):
         if best is not None:
             return best
         if self.detached is None:
-            from crystal_lsp.config import ScanConfig
+            from crystal_lsp.clones.settings import ScanConfig
 
             self.detached = Folder(
                 None, None, ScanConfig().with_overrides(dict(self.settings.scan))
@@ -620,7 +620,7 @@ class CrystalServer(LanguageServer):
             else:
                 self.recheck(folder)
         if self.detached is not None:
-            from crystal_lsp.config import ScanConfig
+            from crystal_lsp.clones.settings import ScanConfig
 
             self.detached.config = ScanConfig().with_overrides(dict(self.settings.scan))
             self.recheck(self.detached)

@@ -13,8 +13,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from crystal_lsp.crystal import CrystalBLEU
-from crystal_lsp.findings import Finding, Location, Pair
+from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import DocResult, Folder
 

@@ -37,7 +37,7 @@ from crystal_lsp.server.scoring import (
 )
 from crystal_lsp.server.settings import SECTION
 from crystal_lsp.server.workspace import Folder, submit
-from crystal_lsp.sources import SkippedFile, read_source
+from crystal_lsp.text.sources import SkippedFile, read_source
 
 log = logging.getLogger(__name__)
 

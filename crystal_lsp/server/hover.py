@@ -6,8 +6,8 @@ The shared n-grams are the non-trivial ones (not in the language's S set), so th
 
 from __future__ import annotations
 
-from crystal_lsp.clones import shared_ngrams
-from crystal_lsp.crystal import CrystalBLEU
+from crystal_lsp.clones.finder import shared_ngrams
+from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.server.diagnostics import Flag, describe, signature_of
 from crystal_lsp.server.workspace import DocResult, Folder
 

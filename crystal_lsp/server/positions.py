@@ -13,7 +13,7 @@ from typing import Protocol
 
 from lsprotocol import types
 
-from crystal_lsp.snippets import line_starts
+from crystal_lsp.text.snippets import line_starts
 
 _EOL = re.compile(r"\r\n|\r|\n")
 

@@ -17,19 +17,19 @@ from typing import Any
 import numpy as np
 from lsprotocol import types
 
-from crystal_lsp.crystal import CrystalBLEU
-from crystal_lsp.entries import OK, SnippetMeta
+from crystal_lsp.clones.retrieval import Postings
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.fingerprints import SHINGLE_N, U64, gram_hashes, shingles
-from crystal_lsp.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
-from crystal_lsp.metrics import MetricConfig, PreparedItem, make_metric, metric_names
-from crystal_lsp.retrieval import Postings
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
+from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
-from crystal_lsp.snippets import DATA
-from crystal_lsp.sset import TriviallySharedSet, builtin_sset
-from crystal_lsp.tokens import Tokens, lex
-from crystal_lsp.views import categories, normalized
+from crystal_lsp.text.entries import OK, SnippetMeta
+from crystal_lsp.text.fingerprints import SHINGLE_N, U64, gram_hashes, shingles
+from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
+from crystal_lsp.text.snippets import DATA
+from crystal_lsp.text.tokens import Tokens, lex
+from crystal_lsp.text.views import categories, normalized
 
 log = logging.getLogger(__name__)
 

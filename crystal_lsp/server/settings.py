@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crystal_lsp.config import ScanConfig, load_config
+from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.lexers import canonical_name, lexer_by_language
+from crystal_lsp.text.lexers import canonical_name, lexer_by_language
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ while someone types:
 
 * a buffer whose content equals the file on disk is checked as that indexed file;
 * a modified buffer is added to the index under a private key (``"\\0" + path``) as an
-  *override* (see :mod:`crystal_lsp.clones`), next to the file's on-disk entry, which stays in
+  *override* (see :mod:`crystal_lsp.clones.finder`), next to the file's on-disk entry, which stays in
   the retrieval index; findings are then shown with the buffer's path, and copies in the on-disk
   version of any modified buffer are dropped (they are the buffer's old self).
 
@@ -30,24 +30,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
-from crystal_lsp.clones import CloneFinder
-from crystal_lsp.config import ScanConfig
-from crystal_lsp.entries import GENERATED, MINIFIED, NO_CODE, OK
+from crystal_lsp.clones.files import filter_paths, list_files
+from crystal_lsp.clones.finder import CloneFinder
+from crystal_lsp.clones.findings import Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.index import FileState, RepoIndex
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.findings import Finding, Location, Pair, sort_findings
-from crystal_lsp.fingerprints import content_sha
-from crystal_lsp.incremental import IncrementalEntry
-from crystal_lsp.index import FileState, RepoIndex
-from crystal_lsp.lexers import (
+from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK
+from crystal_lsp.text.fingerprints import content_sha
+from crystal_lsp.text.incremental import IncrementalEntry
+from crystal_lsp.text.lexers import (
     GENERIC,
     PROGRAMMING_LANGUAGES,
     canonical_name,
     lexer_by_language,
     resolve_lexer,
 )
-from crystal_lsp.repo import filter_paths, list_files
-from crystal_lsp.sources import SkippedFile, read_source
-from crystal_lsp.store import Store, cache_root, repo_cache_dir
+from crystal_lsp.text.sources import SkippedFile, read_source
 
 log = logging.getLogger(__name__)
 

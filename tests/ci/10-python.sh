@@ -9,7 +9,7 @@ bash tests/ci/system-packages.sh
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e '.[test]'
 # the editable install builds the optional native core in place: it must be there in CI
-"$VENV/bin/python" -c 'import crystal_lsp._native, crystal_lsp; assert crystal_lsp.native_available()'
+"$VENV/bin/python" -c 'import crystal_lsp.metric._native, crystal_lsp; assert crystal_lsp.native_available()'
 "$VENV/bin/ruff" check crystal_lsp hooks tests bench
 "$VENV/bin/ruff" format --check crystal_lsp hooks tests bench
 "$VENV/bin/mypy"

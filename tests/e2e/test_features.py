@@ -9,10 +9,10 @@ from lsp_harness import DUP_A, DUP_B, Launcher, Session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from crystal_lsp.crystal import CrystalBLEU
-from crystal_lsp.metrics import metric_names
-from crystal_lsp.sset import TriviallySharedSet
-from crystal_lsp.tokens import tokenize
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.registry import metric_names
+from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.tokens import tokenize
 
 FAST = {"debounceMs": 0}
 SUGGESTION = """\

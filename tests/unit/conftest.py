@@ -21,7 +21,7 @@ def crystal_cache_dir(
 
 def _cores() -> list[object]:
     """The implementations to run the core tests on: native (if built and not disabled), pure."""
-    from crystal_lsp import ngrams
+    from crystal_lsp.metric import ngrams
 
     native = pytest.param(
         "native",
@@ -40,7 +40,7 @@ def core(request: pytest.FixtureRequest) -> Iterator[str]:
     Module-scoped, so that hypothesis's property tests can use it, and each switch starts with
     empty profile caches and a fresh vocabulary.
     """
-    from crystal_lsp import crystal, ngrams
+    from crystal_lsp.metric import crystal, ngrams
 
     previous = ngrams.set_native(request.param == "native")
     crystal.clear_caches()

@@ -5,7 +5,7 @@ import { StderrClassifier, stripPrefix } from '../src/core/logLevel';
 test('levels of common Python logging formats', () => {
     const c = new StderrClassifier();
     assert.equal(c.level('INFO:crystal_lsp.server:indexed 12 files'), 'info');
-    assert.equal(c.level('WARNING:crystal_lsp.index:skipping big.py'), 'warn');
+    assert.equal(c.level('WARNING:crystal_lsp.clones.index:skipping big.py'), 'warn');
     assert.equal(c.level('2026-11-21 07:00:26,367 ERROR crystal_lsp: boom'), 'error');
     assert.equal(c.level('[DEBUG] tokens: 42'), 'debug');
     assert.equal(c.level('crystal_lsp - CRITICAL - out of memory'), 'error');

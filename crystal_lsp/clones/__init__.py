@@ -1,0 +1,1 @@
+"""The clone layer: settings, index, retrieval, similarity, finder, scan."""

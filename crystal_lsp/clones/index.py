@@ -1,0 +1,533 @@
+"""The repository index: file entries by content, per-language S sets, incremental refresh.
+
+``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
+the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
+time match the manifest are not even read, files whose content digest is known reuse their
+stored entry, and only new contents are tokenized, in parallel processes. In-memory contents
+(an editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
+
+Each language has two S sets, over raw tokens and over the normalized view. A language with fewer
+than ``SMALL_CORPUS_TOKENS`` tokens in the repository uses the built-in sets shipped for it (see
+:func:`crystal_lsp.metric.sset.builtin_sset`), or a k scaled to its size. They are a snapshot:
+rebuilt when missing, when the settings change, or when more than ``sset_drift`` of the
+language's tokens changed since they were built. Between rebuilds incremental updates stay cheap
+and every score is reproducible from the S fingerprints recorded with the results.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store, decode, encode
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.metric.sset import TriviallySharedSet, build_sset, builtin_sset, suggest_k
+from crystal_lsp.text.entries import GENERATED, OK, Entry, Heavy, build_entry
+from crystal_lsp.text.fingerprints import content_sha
+from crystal_lsp.text.lexers import (
+    GENERIC,
+    PROGRAMMING_LANGUAGES,
+    canonical_name,
+    lexer_label,
+    resolve_lexer,
+)
+from crystal_lsp.text.parallel import default_jobs
+from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
+from crystal_lsp.text.views import normalized
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+_MIN_PARALLEL = 16
+# Below this many tokens of a language, a repository is too small to tell which n-grams are
+# trivially shared: the built-in S sets of the language are used (or k is scaled down).
+SMALL_CORPUS_TOKENS = 100_000
+
+
+@dataclass
+class FileState:
+    """One indexed file: its content digest and entry."""
+
+    path: str
+    sha: str
+    entry: Entry
+    override: bool = False
+
+
+@dataclass
+class LanguageSets:
+    """The raw-view and normalized-view S sets of one language."""
+
+    raw: TriviallySharedSet
+    norm: TriviallySharedSet
+    members: dict[str, str]
+    tokens: int
+
+    @property
+    def fingerprint(self) -> str:
+        """Both S fingerprints, e.g. ``3f2a9c1b7d0e/77c0de12ab34``."""
+        return f"{self.raw.fingerprint()}/{self.norm.fingerprint()}"
+
+
+@dataclass
+class Snapshot:
+    """Which content each file has: ``contents[path] = (digest, bytes or None if unread)``."""
+
+    contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    manifest: dict[str, list[Any]] = field(default_factory=dict)
+    old_manifest: dict[str, list[Any]] = field(default_factory=dict)
+    overrides: dict[str, bytes] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def digest(self) -> str:
+        """A digest of every (path, content) pair."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for path, (sha, _) in sorted(self.contents.items()):
+            h.update(f"{path}\0{sha}\n".encode("utf-8", "surrogatepass"))
+        for path, reason in sorted(self.skipped):
+            h.update(f"!{path}\0{reason}\n".encode("utf-8", "surrogatepass"))
+        return h.hexdigest()[:24]
+
+
+@dataclass
+class RefreshStats:
+    """What a refresh did, and how long each phase took (seconds)."""
+
+    files: int = 0
+    reused: int = 0
+    tokenized: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+BuildJob = tuple[str, str, str | None, int, int, int]  # path, text, language, replaced, sizes
+
+
+def _build_job(job: BuildJob) -> tuple[bytes, bytes]:
+    """Tokenize one file in a worker; returns the encoded light and heavy cache values."""
+    path, text, language, replaced, min_tokens, min_lines = job
+    entry = build_entry(
+        path, text, language, min_tokens=min_tokens, min_lines=min_lines, replaced=replaced
+    )
+    assert entry.heavy is not None
+    return encode(entry.light_json()), encode(entry.heavy.to_json())
+
+
+class RepoIndex:
+    """The index of one repository (see the module docstring)."""
+
+    def __init__(
+        self, root: str, config: ScanConfig, store: Store, *, jobs: int | None = None
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.config = config
+        self.store = store
+        self.jobs = jobs if jobs is not None else default_jobs()
+        self.files: dict[str, FileState] = {}
+        self.skipped: list[tuple[str, str]] = []
+        self.generated: list[str] = []  # indexed, but compared only with hand-written code
+        self._entry_sig = config.entry_signature()
+        self._heavy: OrderedDict[str, Heavy] = OrderedDict()
+        self._pending_heavy: dict[str, bytes] = {}  # encoded tokens of files built in this run
+        self._sets: dict[str, LanguageSets] = {}
+
+    # ----------------------------------------------------------------- files
+    def _key(self, kind: str, sha: str) -> str:
+        return f"{kind}:{self._entry_sig}:{sha}"
+
+    def snapshot(
+        self, paths: Iterable[str], overrides: Mapping[str, bytes] | None = None
+    ) -> Snapshot:
+        """Content digests of ``paths`` (relative, ``/``-separated), reading only changed files.
+
+        Files whose size and modification time match the manifest are not read at all.
+        """
+        started = time.perf_counter()
+        manifest: dict[str, list[Any]] = self.store.get(self._manifest_key) or {}
+        overrides = dict(overrides or {})
+        snap = Snapshot(overrides=overrides)
+        for rel in sorted(set(paths) | set(overrides)):
+            if rel in overrides:
+                data = overrides[rel]
+                snap.contents[rel] = (content_sha(data), data)
+                continue
+            absolute = os.path.join(self.root, rel)
+            try:
+                st = os.stat(absolute)
+            except OSError as exc:
+                snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
+                continue
+            known = manifest.get(rel)
+            if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+                snap.contents[rel] = (str(known[2]), None)
+                snap.manifest[rel] = known
+                continue
+            if self.config.max_file_bytes and st.st_size > self.config.max_file_bytes:
+                snap.skipped.append(
+                    (rel, f"too large ({st.st_size:,} bytes > {self.config.max_file_bytes:,})")
+                )
+                continue
+            try:
+                with open(absolute, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
+                continue
+            sha = content_sha(data)
+            snap.contents[rel] = (sha, data)
+            snap.manifest[rel] = [st.st_size, st.st_mtime_ns, sha]
+        snap.old_manifest = manifest
+        snap.seconds = time.perf_counter() - started
+        return snap
+
+    @property
+    def _manifest_key(self) -> str:
+        return f"manifest:{self._entry_sig}"
+
+    def refresh(
+        self,
+        paths: Iterable[str],
+        overrides: Mapping[str, bytes] | None = None,
+        progress: Progress | None = None,
+    ) -> RefreshStats:
+        """Bring the index up to date with ``paths`` (see :meth:`snapshot` and :meth:`load`)."""
+        return self.load(self.snapshot(paths, overrides), progress)
+
+    def load(self, snap: Snapshot, progress: Progress | None = None) -> RefreshStats:
+        """Make the index hold exactly the snapshot's files, tokenizing only new contents."""
+        stats = RefreshStats()
+        stats.timings["stat"] = snap.seconds
+        overrides = snap.overrides
+        skipped = list(snap.skipped)
+        started = time.perf_counter()
+        states: dict[str, FileState] = {}
+        to_build: list[tuple[str, str, bytes | None]] = []
+        for rel, (sha, data) in snap.contents.items():
+            current = self.files.get(rel)
+            if current is not None and current.sha == sha:
+                states[rel] = current
+                stats.reused += 1
+                continue
+            doc = self.store.get(self._key("light", sha))
+            entry = None
+            if isinstance(doc, dict) and "skip" in doc:
+                skipped.append((rel, str(doc["skip"])))
+                continue
+            if doc is not None:
+                try:
+                    entry = Entry.from_light_json(doc)
+                except (KeyError, ValueError, TypeError) as exc:
+                    log.warning("index entry of %s is malformed (%s); rebuilding", rel, exc)
+            if entry is not None:
+                states[rel] = FileState(rel, sha, entry, rel in overrides)
+                stats.reused += 1
+            else:
+                to_build.append((rel, sha, data))
+        stats.timings["load"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        built = self._build(to_build, skipped, overrides, progress)
+        for rel, sha, entry in built:
+            states[rel] = FileState(rel, sha, entry, rel in overrides)
+        stats.tokenized = len(built)
+        stats.timings["lexing"] = time.perf_counter() - started
+
+        generated: list[str] = []
+        for rel, state in list(states.items()):
+            language = state.entry.language
+            if language != GENERIC and not self._wanted_language(language):
+                skipped.append((rel, f"not code ({language})"))
+                del states[rel]
+                continue
+            if state.entry.status == GENERATED:
+                generated.append(rel)
+            elif state.entry.status != OK:
+                skipped.append((rel, state.entry.status))
+            elif language == GENERIC:
+                skipped.append((rel, "unknown language"))
+                del states[rel]
+        self.files = states
+        self.skipped = sorted(skipped)
+        self.generated = sorted(generated)
+        stats.files = len(states)
+        stats.skipped = self.skipped
+        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
+        if manifest != snap.old_manifest:
+            self.store.set(self._manifest_key, manifest)
+        return stats
+
+    def _build(
+        self,
+        jobs: list[tuple[str, str, bytes | None]],
+        skipped: list[tuple[str, str]],
+        overrides: Mapping[str, bytes],
+        progress: Progress | None,
+    ) -> list[tuple[str, str, Entry]]:
+        prepared: list[BuildJob] = []
+        shas: list[str] = []
+        for rel, sha, data in jobs:
+            try:
+                if data is None:
+                    source = read_source(os.path.join(self.root, rel), self.config.max_file_bytes)
+                else:
+                    source = source_from_bytes(rel, data, self.config.max_file_bytes)
+            except SkippedFile as exc:
+                self._skip(rel, sha, exc.reason, skipped)
+                continue
+            language = self._language_for(rel, source.text)
+            if language is None:
+                self._skip(rel, sha, "unknown language", skipped)
+                continue
+            if not self._wanted_language(language):
+                self._skip(rel, sha, f"not code ({language})", skipped)
+                continue
+            prepared.append(
+                (
+                    rel,
+                    source.text,
+                    language,
+                    source.replaced,
+                    self.config.min_tokens,
+                    self.config.min_lines,
+                )
+            )
+            shas.append(sha)
+        out: list[tuple[str, str, Entry]] = []
+        total = len(prepared)
+        workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
+        results: Iterable[tuple[bytes, bytes]]
+        elsewhere = self._map_build_jobs(prepared)
+        pool = None
+        if elsewhere is not None:
+            results = elsewhere
+        elif workers <= 1:
+            results = map(_build_job, prepared)
+        else:
+            pool = ProcessPoolExecutor(max_workers=workers)
+            results = pool.map(_build_job, prepared, chunksize=8)
+        try:
+            for done, ((rel, *_), sha, (light, heavy)) in enumerate(
+                zip(prepared, shas, results), 1
+            ):
+                self.store.set_encoded(self._key("light", sha), light)
+                self.store.set_encoded(self._key("heavy", sha), heavy)
+                out.append((rel, sha, Entry.from_light_json(decode(light))))
+                self._pending_heavy[sha] = heavy
+                if progress is not None:
+                    progress("tokenizing", done, total)
+        finally:
+            if pool is not None:
+                # cancel_futures: an interrupted build (a cancelled editor's indexing) must not
+                # wait for every queued file
+                pool.shutdown(cancel_futures=True)
+        return out
+
+    def _map_build_jobs(self, jobs: list[BuildJob]) -> Iterable[tuple[bytes, bytes]] | None:
+        """Results of the tokenizer jobs run by another engine, in order; ``None``: run them here.
+
+        :class:`crystal_lsp.distributed.scan.EngineIndex` runs them on a Dask cluster.
+        """
+        return None
+
+    def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
+        """Record why a content is not indexed, so later scans need not read it again."""
+        skipped.append((rel, reason))
+        self.store.set(self._key("light", sha), {"skip": reason})
+
+    def _wanted_language(self, language: str) -> bool:
+        if self.config.languages:
+            return language in self.config.languages
+        return language in PROGRAMMING_LANGUAGES
+
+    def _language_for(self, rel: str, text: str) -> str | None:
+        name = canonical_name(resolve_lexer(None, rel, text, guess=False))
+        return None if name == GENERIC else name
+
+    # ----------------------------------------------------------------- heavy
+    def _remember_heavy(self, sha: str, heavy: Heavy) -> None:
+        self._heavy[sha] = heavy
+        self._heavy.move_to_end(sha)
+        while len(self._heavy) > 4096:
+            self._heavy.popitem(last=False)
+
+    def heavy(self, path: str) -> Heavy:
+        """The tokens of an indexed file (loaded on demand, rebuilt if the cache lost them)."""
+        state = self.files[path]
+        if state.entry.heavy is not None:
+            return state.entry.heavy
+        cached = self._heavy.get(state.sha)
+        if cached is not None:
+            self._heavy.move_to_end(state.sha)
+            return cached
+        pending = self._pending_heavy.pop(state.sha, None)
+        doc = (
+            decode(pending)
+            if pending is not None
+            else self.store.get(self._key("heavy", state.sha))
+        )
+        heavy = None
+        if doc is not None:
+            try:
+                heavy = Heavy.from_json(doc)
+            except (KeyError, ValueError, TypeError) as exc:
+                log.warning("token cache of %s is malformed (%s); re-tokenizing", path, exc)
+        if heavy is None:
+            try:
+                with open(os.path.join(self.root, path), "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                raise CrystalError(f"{path}: cannot read ({exc.strerror})") from None
+            if content_sha(data) != state.sha:
+                raise CrystalError(f"{path} changed while it was being indexed; run again")
+            source = source_from_bytes(path, data, self.config.max_file_bytes)
+            entry = build_entry(
+                path,
+                source.text,
+                state.entry.language,
+                min_tokens=self.config.min_tokens,
+                min_lines=self.config.min_lines,
+            )
+            assert entry.heavy is not None
+            heavy = entry.heavy
+            self.store.set(self._key("heavy", state.sha), heavy.to_json())
+        self._remember_heavy(state.sha, heavy)
+        return heavy
+
+    # ----------------------------------------------------------------- S sets
+    def languages(self) -> list[str]:
+        """Languages with at least one indexed file."""
+        return sorted({s.entry.language for s in self.files.values() if s.entry.status == OK})
+
+    def sets(self, language: str, progress: Progress | None = None) -> LanguageSets:
+        """The S sets of a language, rebuilt when missing, stale or drifted too far."""
+        if language in self._sets and self._sets_current(self._sets[language], language):
+            return self._sets[language]
+        key = f"sset:{language}:{self.config.signature()}"
+        doc = self.store.get(key)
+        if doc is not None:
+            try:
+                sets = LanguageSets(
+                    TriviallySharedSet.from_json(doc["raw"]),
+                    TriviallySharedSet.from_json(doc["norm"]),
+                    dict(doc["members"]),
+                    int(doc["tokens"]),
+                )
+                if self._sets_current(sets, language):
+                    self._sets[language] = sets
+                    return sets
+            except (KeyError, ValueError, TypeError) as exc:
+                log.warning("S sets of %s are malformed (%s); rebuilding", language, exc)
+        sets = self._build_sets(language, progress)
+        self.store.set(
+            key,
+            {
+                "raw": sets.raw.to_json(),
+                "norm": sets.norm.to_json(),
+                "members": sets.members,
+                "tokens": sets.tokens,
+            },
+        )
+        self._sets[language] = sets
+        return sets
+
+    def _sets_current(self, sets: LanguageSets, language: str) -> bool:
+        current = {
+            p: s
+            for p, s in self.files.items()
+            if s.entry.language == language and s.entry.status == OK
+        }
+        changed = 0
+        disk = _has_disk_members(current.values())
+        for path, state in current.items():
+            # in-memory contents (unsaved buffers) do not move S: it is a snapshot of the disk
+            if disk and state.override:
+                continue
+            if sets.members.get(path) != state.sha:
+                changed += state.entry.token_count
+        removed = set(sets.members) - set(current)
+        changed += len(removed) * (sets.tokens // max(1, len(sets.members)))
+        total = max(1, sets.tokens)
+        return changed / total <= self.config.sset_drift
+
+    def _build_sets(self, language: str, progress: Progress | None) -> LanguageSets:
+        members = {
+            p: s
+            for p, s in sorted(self.files.items())
+            if s.entry.language == language and s.entry.status == OK
+        }
+        if _has_disk_members(members.values()):
+            members = {p: s for p, s in members.items() if not s.override}
+        tokens = sum(s.entry.token_count for s in members.values())
+        shas = {p: s.sha for p, s in members.items()}
+        if tokens < SMALL_CORPUS_TOKENS:
+            builtin = self._builtin_sets(language)
+            if builtin is not None:
+                return LanguageSets(builtin[0], builtin[1], shas, tokens)
+        raw_docs: list[list[str]] = []
+        norm_docs: list[list[str]] = []
+        for done, path in enumerate(members, 1):
+            heavy = self.heavy(path)
+            raw_docs.append(heavy.texts)
+            norm_docs.append(normalized(heavy.texts, heavy.cats))
+            if progress is not None:
+                progress(f"S sets ({language})", done, len(members))
+        label = lexer_label(resolve_lexer(language))
+        k = self.config.k
+        if k != "auto" and tokens < SMALL_CORPUS_TOKENS:
+            # k = 500 is the paper's choice for corpora of 0.5-2.6 M tokens; in a small
+            # repository it would make nearly every n-gram "trivially shared".
+            k = max(1, round(int(k) * tokens / SMALL_CORPUS_TOKENS))
+        raw = self._make_sset(
+            raw_docs, 5000 if k == "auto" else int(k), language=language, tokenizer=label
+        )
+        norm = self._make_sset(
+            norm_docs,
+            5000 if k == "auto" else int(k),
+            language=language,
+            tokenizer=label + " view:normalized",
+        )
+        if k == "auto":
+            raw = raw.restricted(suggest_k(raw.meta.get("curve", [])))
+            norm = norm.restricted(suggest_k(norm.meta.get("curve", [])))
+        norm = norm.without_unigrams()
+        for sset in (raw, norm):
+            sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
+        return LanguageSets(raw, norm, shas, tokens)
+
+    def _make_sset(
+        self, docs: list[list[str]], k: int, *, language: str, tokenizer: str
+    ) -> TriviallySharedSet:
+        """S of token sequences.
+
+        :class:`crystal_lsp.distributed.scan.EngineIndex` counts them on a Dask cluster.
+        """
+        return build_sset(docs, k, self.config.max_n, language=language, tokenizer=tokenizer)
+
+    def _builtin_sets(self, language: str) -> tuple[TriviallySharedSet, TriviallySharedSet] | None:
+        raw, norm = builtin_sset(language, "raw"), builtin_sset(language, "normalized")
+        if raw is None or norm is None:
+            return None
+        k = self.config.k
+        chosen = []
+        for sset in (raw, norm):
+            size = suggest_k(sset.meta.get("curve", [])) if k == "auto" else min(int(k), sset.k)
+            picked = sset.restricted(size)
+            picked.meta["source"] = f"built-in ({sset.meta.get('source', language)})"
+            picked.meta["curve"] = picked.meta.get("curve", [])[:2000]
+            chosen.append(picked)
+        return chosen[0], chosen[1].without_unigrams()
+
+
+def _has_disk_members(states: Iterable[FileState]) -> bool:
+    """Whether any file comes from disk (then in-memory overrides stay out of S)."""
+    return any(not state.override for state in states)

@@ -1,0 +1,242 @@
+"""One clone scan: refresh the index, find clone classes, cache the result.
+
+This is the core entry point shared by the CLI, the language server and the pre-commit hook; it
+takes the list of files from its caller (see :mod:`crystal_lsp.clones.files` for git and directory
+listings) and never touches git itself. A scan whose inputs (settings, every file's content,
+the focus) are unchanged since the last one returns the cached result without loading the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from crystal_lsp.clones.finder import CloneFinder, shared_ngrams
+from crystal_lsp.clones.findings import SCHEMA_VERSION, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store, repo_cache_dir
+from crystal_lsp.version import __version__
+
+Progress = Callable[[str, int, int], None]
+LineRanges = Mapping[str, Sequence[tuple[int, int]]]
+
+
+@dataclass
+class ScanResult:
+    """Findings plus everything needed to trust and reproduce them."""
+
+    root: str
+    config: ScanConfig
+    findings: list[Finding]
+    files: int = 0
+    snippets: int = 0
+    candidates: int = 0
+    scored: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
+    ssets: dict[str, str] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    cached: bool = False
+
+    def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
+        """The documented JSON report (schema version 1)."""
+        settings = asdict(self.config)
+        settings.pop("extra", None)
+        return {
+            "version": SCHEMA_VERSION,
+            "tool": {"name": "crystal-lsp", "version": __version__},
+            "root": self.root,
+            "signature": self.config.signature(),
+            "settings": settings,
+            "ssets": self.ssets,
+            "summary": {
+                "files": self.files,
+                "snippets": self.snippets,
+                "findings": len(self.findings),
+                "skipped": len(self.skipped),
+                "candidates": self.candidates,
+                "scored": self.scored,
+                "cached": self.cached,
+            },
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "findings": [f.to_json(with_ngrams) for f in self.findings],
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "generated": list(self.generated),
+        }
+
+
+def _finding_from_json(
+    doc: dict[str, Any], shas: dict[tuple[str, int, int], tuple[str, str]]
+) -> Finding:
+    locations = []
+    for loc in doc["locations"]:
+        sha, norm = shas.get((loc["path"], loc["start"]["line"], loc["end"]["line"]), ("", ""))
+        locations.append(
+            Location(
+                loc["path"],
+                loc["start"]["line"],
+                loc["start"]["column"],
+                loc["end"]["line"],
+                loc["end"]["column"],
+                loc["kind"],
+                loc["name"],
+                loc["tokens"],
+                sha,
+                norm,
+            )
+        )
+    pairs = [
+        Pair(p["a"], p["b"], p["similarity"], p["crystalbleu"], p.get("bleu")) for p in doc["pairs"]
+    ]
+    return Finding(doc["language"], locations, pairs, doc.get("shared_ngrams", []))
+
+
+def open_store(root: str) -> Store:
+    """The cache store of a repository."""
+    return Store(repo_cache_dir(root))
+
+
+def focus_snippets(index: RepoIndex, ranges: LineRanges) -> dict[str, set[int] | None]:
+    """Snippets overlapping the given 1-based inclusive line ranges, per file."""
+    focus: dict[str, set[int] | None] = {}
+    for path, spans in ranges.items():
+        state = index.files.get(path)
+        if state is None:
+            continue
+        chosen = {
+            i
+            for i, meta in enumerate(state.entry.snippets)
+            if any(meta.first_line <= hi and lo <= meta.last_line for lo, hi in spans)
+        }
+        if chosen:
+            focus[path] = chosen
+    return focus
+
+
+def run_scan(
+    root: str,
+    paths: Iterable[str],
+    config: ScanConfig,
+    *,
+    store: Store | None = None,
+    overrides: Mapping[str, bytes] | None = None,
+    focus_lines: LineRanges | None = None,
+    progress: Progress | None = None,
+    use_cache: bool = True,
+    with_ngrams: bool = False,
+    jobs: int | None = None,
+    index: RepoIndex | None = None,
+    finder: CloneFinder | None = None,
+) -> ScanResult:
+    """Scan ``paths`` under ``root`` (see the module docstring).
+
+    Long-lived callers pass their ``index`` and ``finder`` so that retrieval structures, pair
+    scores and profiles carry over between scans.
+    """
+    started = time.perf_counter()
+    own_store = store is None and index is None
+    store = index.store if index is not None else (store or open_store(root))
+    try:
+        index = index or RepoIndex(root, config, store, jobs=jobs)
+        snap = index.snapshot(paths, overrides)
+        focus_key = json.dumps(
+            sorted((p, list(map(list, r))) for p, r in (focus_lines or {}).items())
+        )
+        digest = hashlib.sha256(f"{snap.digest()}|{focus_key}|{with_ngrams}".encode()).hexdigest()[
+            :24
+        ]
+        result_key = f"result:{config.signature()}"
+        if use_cache:
+            cached = store.get(result_key)
+            if cached and cached.get("digest") == digest:
+                result = _from_cache(root, config, cached["result"])
+                result.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
+                return result
+        stats = index.load(snap, progress)
+        timings = dict(stats.timings)
+        focus = focus_snippets(index, focus_lines) if focus_lines is not None else None
+        findings: list[Finding] = []
+        result = ScanResult(
+            root,
+            config,
+            findings,
+            files=stats.files,
+            skipped=stats.skipped,
+            generated=list(index.generated),
+        )
+        if focus is None or focus:
+            finder = finder if finder is not None and finder.index is index else CloneFinder(index)
+            per_language = finder.find(focus, progress)
+            for language, res in per_language.items():
+                findings.extend(res.findings)
+                result.snippets += res.snippets
+                result.candidates += res.candidates
+                result.scored += res.scored
+                result.ssets[language] = res.sets
+                for phase, seconds in res.timings.items():
+                    timings[phase] = timings.get(phase, 0.0) + seconds
+        result.findings = sort_findings(findings)
+        if with_ngrams:
+            _attach_ngrams(index, result.findings)
+        timings["total"] = time.perf_counter() - started
+        result.timings = timings
+        if use_cache:
+            store.set(result_key, {"digest": digest, "result": _to_cache(result)})
+        return result
+    finally:
+        if own_store:
+            store.close()
+
+
+def _to_cache(result: ScanResult) -> dict[str, Any]:
+    doc = result.to_json(with_ngrams=True)
+    doc["location_shas"] = [
+        [loc.path, loc.first_line, loc.last_line, loc.sha, loc.norm_sha]
+        for f in result.findings
+        for loc in f.locations
+    ]
+    doc["snippets"] = result.snippets
+    return doc
+
+
+def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResult:
+    shas = {(p, a, b): (s, n) for p, a, b, s, n in doc.get("location_shas", [])}
+    summary = doc["summary"]
+    return ScanResult(
+        root,
+        config,
+        [_finding_from_json(f, shas) for f in doc["findings"]],
+        files=summary["files"],
+        snippets=summary["snippets"],
+        candidates=summary["candidates"],
+        scored=0,
+        skipped=[(s["path"], s["reason"]) for s in doc["skipped"]],
+        generated=list(doc.get("generated", [])),
+        ssets=dict(doc["ssets"]),
+        cached=True,
+    )
+
+
+def _attach_ngrams(index: RepoIndex, findings: list[Finding]) -> None:
+    for finding in findings:
+        if finding.shared_ngrams or len(finding.locations) < 2:
+            continue
+        a, b = finding.locations[0], finding.locations[1]
+        texts = []
+        for loc in (a, b):
+            heavy = index.heavy(loc.path)
+            meta = next(
+                m
+                for m in index.files[loc.path].entry.snippets
+                if m.first_line == loc.first_line
+                and m.last_line == loc.last_line
+                and m.sha == loc.sha
+            )
+            texts.append(heavy.texts[meta.start : meta.end])
+        ignore = index.sets(finding.language).raw.as_frozenset()
+        finding.shared_ngrams = shared_ngrams(texts[0], texts[1], ignore)

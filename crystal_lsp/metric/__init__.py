@@ -1,0 +1,1 @@
+"""The metric layer: n-grams, BLEU, CrystalBLEU, S sets, the metric registry."""

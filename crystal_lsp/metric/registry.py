@@ -1,0 +1,194 @@
+"""The registry of pairwise code-similarity metrics that distinguishability can evaluate.
+
+A metric is built from a :class:`MetricConfig` (the S set, smoothing, ...) and scores items of a
+prepared collection by index: ``score(hyp, refs)`` with one hypothesis index and one or more
+reference indices. Preparation (tokenizing, n-gram profiles, parse trees) happens once per item,
+which is what makes all-pairs and sampled evaluations cheap. Further metrics (RUBY and its
+levels) register themselves with :func:`register_metric`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.ngrams import Profile, merge_max
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.tokens import Tokens
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """Settings shared by all metrics of one evaluation."""
+
+    sset: TriviallySharedSet | None = None
+    smoothing: Smoothing = field(default_factory=Smoothing)
+    max_n: int = 4
+    language: str = "-"
+
+
+@dataclass(frozen=True)
+class PreparedItem:
+    """What metrics may use of an item: its code and its tokens."""
+
+    code: str
+    tokens: Tokens
+
+
+class PairMetric(Protocol):
+    """A similarity metric over prepared items, addressed by index."""
+
+    name: str
+
+    @property
+    def signature(self) -> str:
+        """What the scores depend on."""
+        ...
+
+    def prepare(self, items: Sequence[PreparedItem | None]) -> None:
+        """Precompute whatever per-item data scoring needs (``None``: item not used)."""
+        ...
+
+    def score(self, hyp: int, refs: Sequence[int]) -> float:
+        """Similarity of item ``hyp`` to the items ``refs`` (higher is more similar)."""
+        ...
+
+    def corpus(self, pairs: Sequence[tuple[int, Sequence[int]]]) -> float:
+        """One score for a set of pairs (corpus-level where the metric defines one)."""
+        ...
+
+
+class BleuFamilyMetric:
+    """BLEU or CrystalBLEU (either variant) over precomputed n-gram profiles."""
+
+    def __init__(self, name: str, metric: CrystalBLEU) -> None:
+        self.name = name
+        self.metric = metric
+        self._profiles: list[Profile | None] = []
+        self._texts: list[Sequence[str]] = []
+        # classwise pairs reuse the same reference sets over and over
+        self._merged: dict[tuple[int, ...], Profile] = {}
+
+    @property
+    def signature(self) -> str:
+        return str(self.metric.signature)
+
+    def prepare(self, items: Sequence[PreparedItem | None]) -> None:
+        self._texts = [item.tokens.texts if item is not None else () for item in items]
+        self._profiles = [
+            self.metric.profile(item.tokens.texts) if item is not None else None for item in items
+        ]
+
+    def score(self, hyp: int, refs: Sequence[int]) -> float:
+        needs_tokens = self.metric.smoothing.method >= 5
+        profiles = self._profiles
+        if len(refs) > 1 and not needs_tokens:
+            key = tuple(refs)
+            merged = self._merged.get(key)
+            if merged is None:
+                if len(self._merged) > 256:
+                    self._merged.clear()
+                merged = self._merged[key] = merge_max([profiles[r] for r in refs])  # type: ignore[misc]
+            counts = self.metric.counts(
+                profiles[hyp],  # type: ignore[arg-type]
+                [merged],
+                ref_lengths=[profiles[r].length for r in refs],  # type: ignore[union-attr]
+            )
+            return self.metric.score_counts(counts)
+        return self.metric.score_profiles(
+            profiles[hyp],  # type: ignore[arg-type]
+            [profiles[r] for r in refs],  # type: ignore[misc]
+            hypothesis=self._texts[hyp] if needs_tokens else None,
+            references=[self._texts[r] for r in refs] if needs_tokens else None,
+        )
+
+    def corpus(self, pairs: Sequence[tuple[int, Sequence[int]]]) -> float:
+        return self.metric.corpus_score(
+            [self._texts[h] for h, _ in pairs],
+            [[self._texts[r] for r in refs] for _, refs in pairs],
+        )
+
+
+def _bleu(config: MetricConfig) -> PairMetric:
+    return BleuFamilyMetric(
+        "bleu",
+        CrystalBLEU(None, max_n=config.max_n, smoothing=config.smoothing, language=config.language),
+    )
+
+
+def _crystal(variant: str, name: str) -> Callable[[MetricConfig], PairMetric]:
+    def factory(config: MetricConfig) -> PairMetric:
+        if config.sset is None:
+            raise CrystalError(f"metric {name} needs a trivially shared set")
+        return BleuFamilyMetric(
+            name,
+            CrystalBLEU(
+                config.sset,
+                variant=variant,
+                max_n=config.max_n,
+                smoothing=config.smoothing,
+                language=config.language,
+            ),
+        )
+
+    return factory
+
+
+_REGISTRY: dict[str, Callable[[MetricConfig], PairMetric]] = {
+    "bleu": _bleu,
+    "crystalbleu": _crystal("remove", "crystalbleu"),
+    "crystalbleu-if": _crystal("weight", "crystalbleu-if"),
+}
+NEEDS_SSET = {"crystalbleu", "crystalbleu-if"}
+
+
+def register_metric(
+    name: str, factory: Callable[[MetricConfig], PairMetric], *, needs_sset: bool = False
+) -> None:
+    """Make a metric available to ``disting`` and ``score`` by name."""
+    _REGISTRY[name] = factory
+    if needs_sset:
+        NEEDS_SSET.add(name)
+
+
+def metric_names() -> list[str]:
+    """Names of all registered metrics."""
+    _load_optional_metrics()
+    return sorted(_REGISTRY)
+
+
+def make_metric(name: str, config: MetricConfig) -> PairMetric:
+    """Build a registered metric."""
+    _load_optional_metrics()
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise CrystalError(f"unknown metric {name!r} (known: {', '.join(sorted(_REGISTRY))})")
+    return factory(config)
+
+
+def parse_metric_list(text: str) -> list[str]:
+    """Split ``"bleu,crystalbleu"`` and check every name."""
+    names = [part.strip().lower() for part in text.split(",") if part.strip()]
+    if not names:
+        raise CrystalError("no metric given")
+    known = metric_names()
+    for name in names:
+        if name not in known:
+            raise CrystalError(f"unknown metric {name!r} (known: {', '.join(known)})")
+    return names
+
+
+def _load_optional_metrics() -> None:
+    """Import modules that register further metrics (kept lazy: they may be heavy)."""
+    import importlib
+
+    for module in ("crystal_lsp.ruby.metrics",):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not module.startswith(exc.name):
+                raise

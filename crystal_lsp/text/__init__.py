@@ -1,0 +1,1 @@
+"""The text layer: sources, lexers, tokens, views, snippets and file entries."""

@@ -1,0 +1,555 @@
+"""Splitting a token stream into the units people call clones.
+
+Units are functions and methods, classes (and other containers: interfaces, structs, impls),
+top-level blocks, and runs of top-level statements between them. Detection is language-agnostic
+and works on any token stream, complete or broken:
+
+* **brace languages**: every matched ``{ ... }`` pair (string braces excluded) with the *header*
+  before it, back to the previous ``;``, ``{`` or ``}`` at the same nesting level outside
+  parentheses. The header classifies the block: a container keyword (``class``, ``struct``,
+  ``impl``, ...) makes a class, a function keyword (``function``, ``fn``, ``func``, ...) or a
+  parameter list right before the brace makes a function, a control keyword (``if``, ``for``,
+  ...) a control block, an opening ``=``/``return``/``(`` a data literal. An unclosed brace is
+  closed at the end of the file.
+* **indentation languages** (Python and the ``end``-terminated ones: Ruby, Lua, ...): a logical
+  line (outside brackets) starting with a definition keyword opens a unit that extends over the
+  following logical lines indented deeper, plus a closing ``end`` line at the same indentation.
+  Decorators directly above belong to the unit.
+
+Top-level statement runs are split at blank lines, at units and every ``MAX_RUN_LINES`` lines, and
+classified as ``imports``, ``data`` (mostly literals and punctuation, such as ``__all__`` lists
+and tables) or ``statements``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
+    "function",
+    "class",
+    "block",
+    "statements",
+    "imports",
+    "data",
+)
+CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS})
+MAX_RUN_LINES = 60
+
+INDENT_LANGUAGES = frozenset(
+    {
+        "python",
+        "python2",
+        "cython",
+        "coffeescript",
+        "nimrod",
+        "ruby",
+        "lua",
+        "elixir",
+        "julia",
+        "cr",
+        "fsharp",
+        "haskell",
+        "yaml",
+        "make",
+        "bash",
+        "zsh",
+        "fish",
+        "splus",
+        "matlab",
+        "vb.net",
+        "gdscript",
+    }
+)
+_DEF_OPENERS = frozenset(
+    {
+        "def",
+        "class",
+        "module",
+        "function",
+        "defp",
+        "defmodule",
+        "struct",
+        "macro",
+        "local",
+        "async",
+        "cdef",
+        "cpdef",
+        "proc",
+        "func",
+        "sub",
+    }
+)
+_CLASS_KEYWORDS = frozenset(
+    {
+        "class",
+        "interface",
+        "enum",
+        "struct",
+        "union",
+        "record",
+        "trait",
+        "impl",
+        "object",
+        "namespace",
+        "module",
+        "protocol",
+        "extension",
+        "mixin",
+        "defmodule",
+    }
+)
+_FUNCTION_KEYWORDS = frozenset(
+    {
+        "function",
+        "func",
+        "fn",
+        "fun",
+        "def",
+        "defp",
+        "sub",
+        "procedure",
+        "proc",
+        "method",
+        "lambda",
+        "macro",
+    }
+)
+_CONTROL_KEYWORDS = frozenset(
+    {
+        "if",
+        "else",
+        "elif",
+        "elsif",
+        "for",
+        "foreach",
+        "while",
+        "do",
+        "switch",
+        "try",
+        "catch",
+        "finally",
+        "synchronized",
+        "using",
+        "lock",
+        "unsafe",
+        "with",
+        "case",
+        "default",
+        "loop",
+        "match",
+        "select",
+        "when",
+        "unless",
+        "until",
+        "except",
+        "checked",
+        "unchecked",
+        "fixed",
+        "go",
+        "defer",
+        "static",
+        "get",
+        "set",
+        "return",
+        "throw",
+        "new",
+    }
+)
+_IMPORT_KEYWORDS = frozenset(
+    {
+        "import",
+        "from",
+        "using",
+        "package",
+        "require",
+        "include",
+        "use",
+        "extern",
+        "library",
+        "export",
+    }
+)
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One unit: token range ``[start, end)``, kind, name, nesting depth and 0-based lines."""
+
+    start: int
+    end: int
+    kind: str
+    name: str
+    depth: int
+    first_line: int
+    last_line: int
+
+    @property
+    def lines(self) -> int:
+        """How many source lines the unit spans."""
+        return self.last_line - self.first_line + 1
+
+    @property
+    def tokens(self) -> int:
+        """How many tokens the unit has."""
+        return self.end - self.start
+
+
+def token_lines(starts: Sequence[int], source: str) -> list[int]:
+    """The 0-based line of every token (tokens are in source order)."""
+    out = []
+    line = 0
+    newline = source.find("\n")
+    for start in starts:
+        while newline != -1 and newline < start:
+            line += 1
+            newline = source.find("\n", newline + 1)
+        out.append(line)
+    return out
+
+
+def line_starts(source: str) -> list[int]:
+    """Offsets at which each line begins."""
+    out = [0]
+    find = source.find
+    pos = find("\n")
+    while pos != -1:
+        out.append(pos + 1)
+        pos = find("\n", pos + 1)
+    return out
+
+
+def extract(
+    texts: Sequence[str],
+    cats: str,
+    lines: Sequence[int],
+    source: str,
+    language: str,
+    *,
+    min_tokens: int = 50,
+    min_lines: int = 5,
+) -> list[Snippet]:
+    """The units of one file, largest first within each position, filtered by size.
+
+    ``lines`` is the 0-based line of each token (:func:`token_lines`); ``cats`` the category of
+    each token (:func:`crystal_lsp.text.views.categories`).
+    """
+    if not texts:
+        return []
+    has_braces = any(t == "{" and c in "PO" for t, c in zip(texts, cats))
+    if language in INDENT_LANGUAGES or not has_braces:
+        units = _indented_units(texts, cats, lines, source)
+    else:
+        units = _brace_units(texts, cats, lines)
+    covered = [False] * len(texts)
+    for start, end, kind, _name, depth in units:
+        if depth == 0 and kind in (FUNCTION, CLASS, BLOCK, DATA):
+            for i in range(start, end):
+                covered[i] = True
+    units.extend(_statement_runs(texts, cats, lines, covered))
+    out = []
+    for start, end, kind, name, depth in units:
+        snippet = Snippet(start, end, kind, name, depth, lines[start], lines[end - 1])
+        if snippet.tokens >= min_tokens and snippet.lines >= min_lines:
+            out.append(snippet)
+    out.sort(key=lambda s: (s.start, -s.end))
+    return out
+
+
+Unit = tuple[int, int, str, str, int]
+
+
+def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[Unit]:
+    units: list[Unit] = []
+    # Per brace level: index of the last statement boundary, and the paren depth inside it.
+    boundary = [-1]
+    parens = [0]
+    stack: list[tuple[int, int, str, str]] = []  # (header start, open index, kind, name)
+    # Languages that end statements at line breaks (Go, Kotlin, Swift, Scala, JavaScript
+    # without semicolons) get a boundary at every line start outside brackets.
+    semicolons = sum(1 for t, c in zip(texts, cats) if t == ";" and c in "PO")
+    by_newline = bool(lines) and semicolons < 0.05 * (lines[-1] + 1)
+    for i, (text, cat) in enumerate(zip(texts, cats)):
+        if (
+            by_newline
+            and i
+            and lines[i] != lines[i - 1]
+            and parens[-1] == 0
+            and (cats[i - 1] not in "PO" or texts[i - 1] in (")", "]", "}", "++", "--"))
+            and text not in (")", "]", "}", "{", ".", "=>")
+        ):
+            boundary[-1] = i - 1
+        if cat not in "PO":
+            continue
+        if text == "{":
+            header_start = boundary[-1] + 1
+            kind, name = _classify_header(texts, cats, header_start, i)
+            stack.append((header_start, i, kind, name))
+            boundary.append(i)
+            parens.append(0)
+        elif text == "}":
+            if not stack:
+                boundary[-1] = i
+                continue
+            header_start, _, kind, name = stack.pop()
+            boundary.pop()
+            parens.pop()
+            boundary[-1] = i
+            depth = sum(1 for _, _, k, _ in stack if k in (FUNCTION, CLASS))
+            units.append((header_start, i + 1, kind, name, depth))
+        elif text in ("(", "["):
+            parens[-1] += 1
+        elif text in (")", "]"):
+            parens[-1] = max(0, parens[-1] - 1)
+        elif text == ";" and parens[-1] == 0:
+            boundary[-1] = i
+    while stack:  # unclosed braces: the unit runs to the end of the file
+        header_start, _, kind, name = stack.pop()
+        depth = sum(1 for _, _, k, _ in stack if k in (FUNCTION, CLASS))
+        units.append((header_start, len(texts), kind, name, depth))
+    return [u for u in units if u[2] in (FUNCTION, CLASS) or (u[4] == 0 and u[2] in (BLOCK, DATA))]
+
+
+def _skip_annotations(texts: Sequence[str], cats: str, start: int, end: int) -> int:
+    """The first header token after leading annotations/decorators (``@X``, ``@X(...)``)."""
+    i = start
+    while i < end and (texts[i].startswith("@") or cats[i] == "X"):
+        i += 1
+        if i < end and texts[i] == "(":
+            depth = 0
+            while i < end:
+                depth += texts[i] == "("
+                depth -= texts[i] == ")"
+                i += 1
+                if depth == 0:
+                    break
+    return i
+
+
+def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> tuple[str, str]:
+    """Kind and name of a brace block from its header tokens ``[start, end)``."""
+    if start >= end:
+        return BLOCK, ""
+    start = _skip_annotations(texts, cats, start, end)
+    if start >= end:
+        return BLOCK, ""
+    header = range(start, end)
+    first = texts[start]
+    last = texts[end - 1]
+    if first == "import" or (
+        first == "export" and start + 1 < end and texts[start + 1] in ("{", "*")
+    ):
+        return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
+    if _anonymous_class(texts, start, end):
+        return CLASS, ""  # `new Runnable() {`, also after `return` or `=`
+    if first in _CONTROL_KEYWORDS and first not in ("static", "new"):
+        return "control", ""
+    if last == "=>":
+        for j in header:
+            if texts[j] == "=" and cats[j] == "O" and j > start and cats[j - 1] in "NA":
+                return FUNCTION, texts[j - 1]
+        return FUNCTION, _name_before_paren(texts, cats, start, end)
+    for j in header:
+        text = texts[j]
+        if text == "(":
+            break
+        if text in _CLASS_KEYWORDS and cats[j] in "KN":
+            return CLASS, _next_name(texts, cats, j + 1, end)
+    for j in header:
+        if texts[j] in _FUNCTION_KEYWORDS and cats[j] in "KN":
+            return FUNCTION, _name_before_paren(texts, cats, j, end)
+    if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
+        return DATA, ""
+    if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
+        return FUNCTION, _name_before_paren(texts, cats, start, end)
+    return BLOCK, ""
+
+
+def _anonymous_class(texts: Sequence[str], start: int, end: int) -> bool:
+    """Whether the header ends in ``new Name(...)`` (or ``new a.b.Name<T>(...)``)."""
+    if texts[end - 1] != ")":
+        return False
+    depth, j = 0, end - 1
+    while j >= start:
+        depth += texts[j] == ")"
+        depth -= texts[j] == "("
+        if depth == 0:
+            break
+        j -= 1
+    j -= 1
+    while j >= start and (
+        texts[j] in (".", "<", ">", ",", "?") or texts[j][:1].isalnum() or texts[j][:1] == "_"
+    ):
+        if texts[j] == "new":
+            return True
+        j -= 1
+    return False
+
+
+def _no_assignment_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> bool:
+    for j in range(start, end):
+        if texts[j] == "(":
+            return True
+        if texts[j] == "=" and cats[j] == "O":
+            return False
+    return True
+
+
+def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> str:
+    j = start
+    while j < end:
+        if texts[j] == "(":
+            k = j - 1
+            while k >= start and cats[k] not in "NABK":
+                if texts[k] in (">", "]"):
+                    k -= 1
+                    continue
+                break
+            if k >= start and texts[k] in _FUNCTION_KEYWORDS:
+                # Go's `func (r T) Name(`: skip the receiver list, the name comes after it
+                depth = 0
+                while j < end:
+                    depth += texts[j] == "("
+                    depth -= texts[j] == ")"
+                    j += 1
+                    if depth == 0:
+                        break
+                continue
+            return texts[k] if k >= start and cats[k] in "NABK" else ""
+        j += 1
+    return ""
+
+
+def _next_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
+    for j in range(start, end):
+        if cats[j] in "NAB":
+            return texts[j]
+    return ""
+
+
+def _logical_lines(
+    texts: Sequence[str], cats: str, lines: Sequence[int], source: str
+) -> list[tuple[int, int, int]]:
+    """``(first token, indentation, line)`` of every logical line (not inside brackets)."""
+    starts = line_starts(source)
+    out: list[tuple[int, int, int]] = []
+    depth = 0
+    previous_line = -1  # the line the previous token *ends* on (strings span lines)
+    for i, (text, cat) in enumerate(zip(texts, cats)):
+        line = lines[i]
+        # Lexers split multi-line strings into several string tokens: their lines continue
+        # the statement the string belongs to, whatever their indentation.
+        continues_string = cat == "S" and i > 0 and cats[i - 1] == "S"
+        if line > previous_line and depth == 0 and not continues_string:
+            begin = starts[line]
+            stop = starts[line + 1] if line + 1 < len(starts) else len(source)
+            raw = source[begin:stop]
+            indent = len(raw.expandtabs(8)) - len(raw.expandtabs(8).lstrip(" \t"))
+            out.append((i, indent, line))
+        previous_line = line + text.count("\n")
+        if cat in "PO" and len(text) == 1:
+            if text in _OPEN:
+                depth += 1
+            elif text in _CLOSE:
+                depth = max(0, depth - 1)
+    return out
+
+
+def _indented_units(
+    texts: Sequence[str], cats: str, lines: Sequence[int], source: str
+) -> list[Unit]:
+    logical = _logical_lines(texts, cats, lines, source)
+    firsts = [tok for tok, _, _ in logical]
+    units: list[Unit] = []
+    open_units: list[tuple[int, int]] = []  # (indent, kind-is-container) for depth counting
+    for j, (tok, indent, _line) in enumerate(logical):
+        word = texts[tok]
+        if word not in _DEF_OPENERS or cats[tok] not in "KN":
+            continue
+        # "local function" / "async def": the keyword that decides is the next one
+        nxt = texts[tok + 1] if tok + 1 < len(texts) else ""
+        if word in ("local", "async") and nxt not in ("function", "def"):
+            continue
+        kind = (
+            CLASS
+            if (word in _CLASS_KEYWORDS or (nxt in _CLASS_KEYWORDS and word != "async"))
+            else FUNCTION
+        )
+        start = tok
+        k = j - 1
+        while k >= 0 and texts[logical[k][0]].startswith("@") and logical[k][1] == indent:
+            start = logical[k][0]
+            k -= 1
+        m = j + 1
+        while m < len(logical) and logical[m][1] > indent:
+            m += 1
+        end = firsts[m] if m < len(logical) else len(texts)
+        if m < len(logical) and logical[m][1] == indent and texts[logical[m][0]] == "end":
+            end = firsts[m + 1] if m + 1 < len(logical) else len(texts)
+        name_index = tok + (2 if word in ("local", "async") else 1)
+        name = texts[name_index] if name_index < len(texts) and cats[name_index] in "NAB" else ""
+        while open_units and open_units[-1][0] >= indent:
+            open_units.pop()
+        units.append((start, end, kind, name, len(open_units)))
+        open_units.append((indent, 1))
+    return units
+
+
+def _statement_runs(
+    texts: Sequence[str], cats: str, lines: Sequence[int], covered: list[bool]
+) -> list[Unit]:
+    """Runs of uncovered top-level tokens, split at blank lines, units and long runs."""
+    runs: list[Unit] = []
+    start = -1
+    for i in range(len(texts) + 1):
+        boundary = i == len(texts) or covered[i]
+        if not boundary and start >= 0:
+            gap = lines[i] - lines[i - 1] > 1
+            too_long = lines[i] - lines[start] >= MAX_RUN_LINES
+            if (gap or too_long) and _statement_end(texts, cats, i - 1):
+                runs.append(_classify_run(texts, cats, lines, start, i))
+                start = i
+                continue
+        if boundary:
+            if start >= 0:
+                runs.append(_classify_run(texts, cats, lines, start, i))
+                start = -1
+        elif start < 0:
+            start = i
+    return runs
+
+
+def _statement_end(texts: Sequence[str], cats: str, i: int) -> bool:
+    """Whether a run may be split after token ``i`` (not inside an open bracket)."""
+    return texts[i] in (";", "}", ")", "]") or cats[i] not in "PO" or texts[i] == ":"
+
+
+def _classify_run(
+    texts: Sequence[str], cats: str, lines: Sequence[int], start: int, end: int
+) -> Unit:
+    count = end - start
+    literal_like = sum(1 for c in cats[start:end] if c in "SMP")
+    if count and literal_like / count >= 0.75:
+        return (start, end, DATA, "", 0)
+    if _only_import_statements(texts, cats, lines, start, end):
+        return (start, end, IMPORTS, "", 0)
+    return (start, end, STATEMENTS, "", 0)
+
+
+def _only_import_statements(
+    texts: Sequence[str], cats: str, lines: Sequence[int], start: int, end: int
+) -> bool:
+    """Every logical line of the run begins with an import-like keyword."""
+    depth = 0
+    for i in range(start, end):
+        begins_line = i == start or (lines[i] != lines[i - 1] and depth == 0) or texts[i - 1] == ";"
+        if begins_line and texts[i] not in _IMPORT_KEYWORDS:
+            return False
+        if cats[i] in "PO" and len(texts[i]) == 1:
+            if texts[i] in _OPEN:
+                depth += 1
+            elif texts[i] in _CLOSE:
+                depth = max(0, depth - 1)
+    return True

@@ -1,0 +1,96 @@
+"""``crystal-lsp disting`` on the tiny class-labeled fixture (4 classes x 6 Python programs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crystal_lsp.cli.main import main
+
+DATASET = Path(__file__).resolve().parents[2] / "data" / "tiny_dataset.jsonl"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_disting_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["disting", str(DATASET), "--n", "20", "--format", "json"], capsys)
+    assert code == 0 and err == ""
+    doc = json.loads(out)
+    assert (doc["items"], doc["train_items"], doc["test_items"]) == (24, 8, 16)
+    assert doc["language"] == "python" and doc["n"] == 20 and doc["seed"] == 0
+    assert [m["metric"] for m in doc["metrics"]] == ["bleu", "crystalbleu"]
+    for m in doc["metrics"]:
+        assert m["test_pairs"] == {"intra": 20, "inter": 20}
+        assert m["train_pairs"] == {"intra": 20, "inter": 20}
+        assert 0 <= m["auc"] <= 1
+        assert {"threshold", "accuracy", "precision", "recall", "f1"} <= set(m["classifier"])
+        assert m["signature"].startswith(m["metric"] + "|")
+    assert doc["sset_fingerprint"] in doc["metrics"][1]["signature"]
+
+
+def test_disting_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["disting", str(DATASET), "--n", "30", "--seed", "3", "--format", "json", "-k", "20"]
+    argv += ["--metric", "bleu,crystalbleu,crystalbleu-if"]
+    first = json.loads(run(argv, capsys)[1])
+    second = json.loads(run(argv, capsys)[1])
+    for doc in (first, second):
+        for m in doc["metrics"]:
+            m.pop("seconds")
+    assert first == second
+
+
+def test_disting_exact_classwise_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["disting", str(DATASET), "--exact", "--protocol", "classwise", "--aggregate", "corpus"]
+    code, out, _ = run([*argv, "-k", "20", "--format", "json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["exact"] is True and doc["n"] is None
+    # 16 test items, 4 per class: one intra pair each, one inter pair per other class.
+    assert doc["metrics"][0]["test_pairs"] == {"intra": 16, "inter": 48}
+
+
+def test_disting_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["disting", str(DATASET), "--n", "10", "--metric", "bleu"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert "24 items (8 train / 16 test), python" in lines[0]
+    assert lines[1].split()[:5] == ["metric", "intra", "inter", "disting", "AUC"]
+    assert lines[2].startswith("bleu")
+    assert lines[3].strip().startswith("bleu|tok:pygments-")
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        pytest.param('{"id": 1, "class": "a", "code": "x"}\n{broken\n', ":2: not a dataset line", id="malformed-line"),
+        pytest.param("", "the dataset is empty", id="empty"),
+        pytest.param('{"id": 1, "class": "a", "code": "x", "lang": "python", "split": "test"}\n', "no class has two items", id="one-item"),
+    ],
+)  # fmt: skip
+def test_disting_input_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, fragment: str
+) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text(content)
+    code, out, err = run(["disting", str(path), "--n", "5"], capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("crystal-lsp: error:")
+    assert fragment in err
+
+
+def test_disting_mixed_languages_need_lang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text(
+        '{"id": 1, "class": "a", "code": "x", "lang": "python"}\n'
+        '{"id": 2, "class": "b", "code": "y", "lang": "java"}\n'
+    )
+    code, _, err = run(["disting", str(path)], capsys)
+    assert code == 2 and "--lang" in err

@@ -1,0 +1,95 @@
+"""Findings: clone types, stable ids, scores and the JSON form of schema version 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from crystal_lsp.clones.findings import EXACT, NEAR, RENAMED, Finding, Location, Pair, sort_findings
+
+
+def loc(
+    path: str = "a.py", line: int = 3, sha: str = "s1", norm: str = "n1", tokens: int = 80
+) -> Location:
+    return Location(path, line, 5, line + 9, 12, "function", "f", tokens, sha, norm)
+
+
+@pytest.mark.parametrize(
+    ("locations", "kind"),
+    [
+        pytest.param([loc("a.py"), loc("b.py")], EXACT, id="exact"),
+        pytest.param([loc("a.py"), loc("b.py", sha="s2")], RENAMED, id="renamed"),
+        pytest.param([loc("a.py"), loc("b.py", sha="s2", norm="n2")], NEAR, id="near"),
+        pytest.param(
+            [loc("a.py"), loc("b.py"), loc("c.py", sha="s2")], RENAMED, id="three-renamed"
+        ),
+    ],
+)
+def test_type(locations: list[Location], kind: str) -> None:
+    assert Finding("python", locations, [Pair(0, 1, 0.9, 0.4)]).type == kind
+
+
+def test_location_json_and_label() -> None:
+    location = loc("dir/a.py", 7)
+    assert location.to_json() == {
+        "path": "dir/a.py",
+        "start": {"line": 7, "column": 5},
+        "end": {"line": 16, "column": 12},
+        "kind": "function",
+        "name": "f",
+        "tokens": 80,
+    }
+    assert location.label() == "dir/a.py:7"
+    assert location.fingerprint == "42db5fa3d691a70c"  # golden: ids must not change silently
+
+
+def test_ids_are_stable_and_order_independent() -> None:
+    a, b = loc("a.py"), loc("b.py", 40, sha="s2")
+    finding = Finding("python", [a, b], [Pair(0, 1, 0.9, 0.4)])
+    assert finding.id == Finding("python", [b, a], [Pair(0, 1, 0.5, 0.1)]).id
+    assert len(finding.id) == 16 and int(finding.id, 16) >= 0
+    moved = Finding("python", [loc("a.py", 100), b], finding.pairs)
+    assert moved.id == finding.id
+    assert Finding("python", [loc("c.py"), b], finding.pairs).id != finding.id
+    assert Finding("python", [loc("a.py", norm="other"), b], finding.pairs).id != finding.id
+
+
+def test_score_tokens_and_json() -> None:
+    pairs = [
+        Pair(0, 1, 0.712345678, 0.3),
+        Pair(0, 2, 0.95, 0.5, bleu=0.81234567),
+        Pair(1, 2, 0.7, 0.2),
+    ]
+    finding = Finding(
+        "java", [loc("a"), loc("b", tokens=90), loc("c", tokens=70)], pairs, [["a", "b", "c", "d"]]
+    )
+    assert finding.score == 0.95 and finding.tokens == 240
+    doc = finding.to_json()
+    assert doc["score"] == 0.95 and doc["language"] == "java" and doc["type"] == EXACT
+    assert doc["pairs"][0] == {"a": 0, "b": 1, "similarity": 0.712346, "crystalbleu": 0.3}
+    assert doc["pairs"][1]["bleu"] == 0.812346
+    assert "shared_ngrams" not in doc
+    assert finding.to_json(with_ngrams=True)["shared_ngrams"] == [["a", "b", "c", "d"]]
+
+
+def test_sort_findings() -> None:
+    def make(score: float, tokens: int, path: str, line: int = 1) -> Finding:
+        locations = [loc(path, line, tokens=tokens), loc("z.py", tokens=tokens)]
+        return Finding("python", locations, [Pair(0, 1, score, 0.1)])
+
+    findings = [
+        make(0.7, 50, "a.py"),
+        make(0.9, 50, "b.py"),
+        make(0.9, 90, "c.py"),
+        make(0.7, 50, "a.py", line=0),
+        make(0.7, 50, "0.py"),
+    ]
+    ordered = sort_findings(findings)
+    assert [
+        (f.score, f.tokens, f.locations[0].path, f.locations[0].first_line) for f in ordered
+    ] == [
+        (0.9, 180, "c.py", 1),
+        (0.9, 100, "b.py", 1),
+        (0.7, 100, "0.py", 1),
+        (0.7, 100, "a.py", 0),
+        (0.7, 100, "a.py", 1),
+    ]
