@@ -5,8 +5,8 @@ editing code in place all show up as added lines; if that code already had a cop
 the clone finder pairs the added snippet with it, yet the change did not *add* a copy. So each
 added snippet is matched against the snippets of the old versions of changed files that
 overlap removed lines: pairs whose normalized content is equal, or whose similarity (the
-clone finder's decision: the lower of both directions of CrystalBLEU on the normalized view,
-with the language's normalized S set) reaches the threshold. Each removed snippet explains at
+clone finder's decision, :meth:`crystal_lsp.clones.similarity.Similarity.decision`) reaches the
+threshold. Each removed snippet explains at
 most one added snippet (greedily: same file or rename first, then the most similar), so copying
 a function *and* editing the original in the same commit still leaves one copy reported.
 """
@@ -22,7 +22,7 @@ import numpy as np
 from crystal_lsp.clones.findings import Location
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.retrieval import Postings
-from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.clones.similarity import Code, Similarity
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.fingerprints import U64
 
@@ -44,7 +44,7 @@ class Piece:
     sha: str
     norm_sha: str
     shingles: U64
-    tokens: tuple[str, ...]
+    code: Code
 
     @property
     def key(self) -> Key:
@@ -82,7 +82,7 @@ def added_pieces(index: RepoIndex, focus: Mapping[str, Spans]) -> list[Piece]:
                     meta.sha,
                     meta.norm_sha,
                     state.entry.shingles[i],
-                    tuple(heavy.normalized(meta.start, meta.end)),
+                    Code(heavy.texts[meta.start : meta.end], heavy.cats[meta.start : meta.end]),
                 )
             )
     return out
@@ -136,27 +136,16 @@ def match_moves(
 ) -> dict[Key, Piece]:
     """Added snippet key -> the removed snippet it moved from (see the module docstring)."""
     config = index.config
-    metrics: dict[str, CrystalBLEU] = {}
+    seams: dict[str, Similarity] = {}
 
     def similarity(a: Piece, b: Piece) -> float:
         if a.norm_sha == b.norm_sha:
             return 1.0
-        metric = metrics.get(a.language)
-        if metric is None:
-            metric = CrystalBLEU(
-                index.sets(a.language).norm,
-                max_n=config.max_n,
-                smoothing=config.smoothing_spec,
-                language=a.language,
-            )
-            metrics[a.language] = metric
-        pa, pb = metric.profile(a.tokens), metric.profile(b.tokens)
-        if metric.smoothing.method >= 5:
-            ab = metric.score_profiles(pa, [pb], hypothesis=a.tokens, references=[b.tokens])
-            ba = metric.score_profiles(pb, [pa], hypothesis=b.tokens, references=[a.tokens])
-        else:
-            ab, ba = metric.score_profiles(pa, [pb]), metric.score_profiles(pb, [pa])
-        return min(ab, ba)
+        seam = seams.get(a.language)
+        if seam is None:
+            sets = index.sets(a.language)
+            seam = seams[a.language] = Similarity.of(sets.raw, sets.norm, config, a.language)
+        return seam.decision(("", lambda: a.code), ("", lambda: b.code))
 
     candidates: list[tuple[bool, float, Piece, Piece]] = []
     for i, j in _pairs(added, removed, TOP):

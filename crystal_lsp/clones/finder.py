@@ -11,35 +11,37 @@ statement cost a few 4-grams in each direction. Taking the lower direction keeps
 contained in a large one from passing as its copy. Removing each view's S set keeps the
 structure every function shares (``ID = ID ( ID )``) from counting as similarity.
 
-Pairs nested in a reported pair (a method of a reported class against the matching method of the
-other copy) are dropped, then the remaining pairs are joined into clone classes (connected
-components).
+Pairs nested in a reported pair are dropped and the rest grouped into clone classes
+(:mod:`crystal_lsp.clones.grouping`). How two snippets compare is the one seam
+:class:`crystal_lsp.clones.similarity.Similarity`.
 
-A :class:`CloneFinder` keeps, per language, the retrieval index of the files on disk, the scores
-of every pair it has seen (keyed by both snippets' contents, persisted by full scans) and an LRU
-of n-gram profiles, so that a long-lived caller (the language server) answers "what does this
+A :class:`CloneFinder` keeps, per language, the retrieval index of the files on disk and a
+:class:`~crystal_lsp.clones.similarity.Similarity` with the scores of every pair it has seen
+(keyed by both snippets' contents, persisted by full scans) and an LRU of n-gram profiles, so that a long-lived caller (the language server) answers "what does this
 edited buffer duplicate?" by scoring only the pairs that changed. Files given to the index as
 ``overrides`` (unsaved buffers, staged blobs) are kept out of that retrieval index and compared
 with it and with each other.
+
+Adapters extend it by composition: a :class:`PairScorer` computes the missing pair scores (the
+Dask engine ships them to workers), ``pair_filter`` excludes pairs an adapter knows to be moot
+(the language server: a buffer and its own file on disk), ``memoize_retrieval`` remembers
+retrieval answers for a caller that asks the same questions repeatedly.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
-import numpy as np
-
-from crystal_lsp.clones.findings import Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.grouping import Ref, Scores, drop_nested, group
 from crystal_lsp.clones.index import LanguageSets, RepoIndex
-from crystal_lsp.clones.retrieval import I64, Postings
-from crystal_lsp.metric.crystal import CrystalBLEU
-from crystal_lsp.metric.ngrams import Profile
+from crystal_lsp.clones.retrieval import MemoizedPostings, Postings, volatile_pairs
+from crystal_lsp.clones.similarity import Code, Item, Similarity
 from crystal_lsp.text.entries import GENERATED, OK, SnippetMeta
-from crystal_lsp.text.fingerprints import SHINGLE_N, U64, gram_hashes
+from crystal_lsp.text.fingerprints import U64
 from crystal_lsp.text.snippets import DATA
 
 MIN_SHARE = 0.35
@@ -47,10 +49,37 @@ MIN_SHARE = 0.35
 # the two snippets alone, so incremental and full scans see the same pairs.
 MAX_CANDIDATES = 1_000_000
 PAIR_CACHE_LIMIT = 400_000
-PROFILE_CACHE = 4096
 Progress = Callable[[str, int, int], None]
-Ref = tuple[str, int]  # (path, snippet index)
-Scores = tuple[float, float, float, float]  # normalized a→b, b→a, raw a→b, b→a (-1: not computed)
+PairFilter = Callable[[str, str], bool]
+"""``(path a, path b) -> False`` to leave a pair out (see :class:`CloneFinder`)."""
+
+
+class PairScorer(Protocol):
+    """Computes the scores of pairs missing from a similarity's cache."""
+
+    def fill(
+        self,
+        similarity: Similarity,
+        missing: Mapping[str, tuple[Item, Item]],
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """Put :meth:`Similarity.four_scores` of every ``key: (lo, hi)`` into its cache."""
+
+
+class LocalScorer:
+    """Scores missing pairs in this process."""
+
+    def fill(
+        self,
+        similarity: Similarity,
+        missing: Mapping[str, tuple[Item, Item]],
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """See :meth:`PairScorer.fill`."""
+        for done, (key, (lo, hi)) in enumerate(missing.items(), 1):
+            similarity.cache[key] = similarity.four_scores(lo, hi)
+            if progress is not None and done % 500 == 0:
+                progress(done, len(missing))
 
 
 @dataclass
@@ -77,23 +106,31 @@ class _LanguageState:
     key: tuple[object, ...]
     sets: LanguageSets
     base: _Snippets
-    postings: Postings
-    raw_metric: CrystalBLEU
-    norm_metric: CrystalBLEU
-    pair_cache: dict[str, list[float]]
+    postings: Postings | MemoizedPostings
+    similarity: Similarity
     pair_cache_key: str
-    profiles: OrderedDict[tuple[str, str], tuple[Profile, list[str]]] = field(
-        default_factory=OrderedDict
-    )
 
 
 class CloneFinder:
-    """Finds clone classes in an up-to-date :class:`RepoIndex` (reusable across refreshes)."""
+    """Finds clone classes in an up-to-date :class:`RepoIndex` (reusable across refreshes).
 
-    def __init__(self, index: RepoIndex) -> None:
+    ``scorer`` computes missing pair scores (default: here); ``pair_filter(path_a, path_b)``
+    returning False leaves a pair out; ``memoize_retrieval`` remembers retrieval answers.
+    """
+
+    def __init__(
+        self,
+        index: RepoIndex,
+        *,
+        scorer: PairScorer | None = None,
+        pair_filter: PairFilter | None = None,
+        memoize_retrieval: bool = False,
+    ) -> None:
         self.index = index
         self.config = index.config
-        self._smoothing = self.config.smoothing_spec
+        self.scorer: PairScorer = scorer if scorer is not None else LocalScorer()
+        self.pair_filter = pair_filter
+        self.memoize_retrieval = memoize_retrieval
         self._states: dict[str, _LanguageState] = {}
 
     def find(
@@ -114,6 +151,27 @@ class CloneFinder:
                 continue
             out[language] = self._find_language(language, focus, progress)
         return out
+
+    def similarity(self, language: str) -> Similarity:
+        """The pair similarity of a language (shares the finder's profile and score caches)."""
+        return self._state(language, None).similarity
+
+    def save_scores(self) -> int:
+        """Add the pair scores computed so far to those full scans keep; returns how many.
+
+        The next start (of the server, ``crystal-lsp scan`` or the hook) then reuses them.
+        """
+        saved = 0
+        for state in self._states.values():
+            scores = state.similarity.cache
+            if not scores:
+                continue
+            stored = self.index.store.get(state.pair_cache_key) or {}
+            if isinstance(stored, dict) and len(stored) < PAIR_CACHE_LIMIT:
+                stored.update(scores)
+                self.index.store.set(state.pair_cache_key, stored)
+                saved += len(scores)
+        return saved
 
     # ------------------------------------------------------------------ state
     def _snippets(self, language: str, volatile: bool) -> _Snippets:
@@ -148,31 +206,15 @@ class CloneFinder:
         if state is not None and state.key == key:
             return state
         base = self._snippets(language, volatile=False)
-        excluded = gram_hashes([g for g in sets.norm.counts if len(g) == SHINGLE_N])
-        postings = Postings(base.shingles, excluded, self.config.max_df)
         if state is not None and state.sets.fingerprint == sets.fingerprint:
-            pair_cache, profiles = state.pair_cache, state.profiles
-            pair_cache_key = state.pair_cache_key
+            similarity, pair_cache_key = state.similarity, state.pair_cache_key
         else:
+            similarity = Similarity.of(sets.raw, sets.norm, self.config, language)
             pair_cache_key = f"pairs:{language}:{sets.fingerprint}:{self.config.signature()}"
-            pair_cache = self.index.store.get(pair_cache_key) or {}
-            profiles = OrderedDict()
-        metric_args = {
-            "max_n": self.config.max_n,
-            "smoothing": self._smoothing,
-            "language": language,
-        }
-        state = _LanguageState(
-            key,
-            sets,
-            base,
-            postings,
-            CrystalBLEU(sets.raw, **metric_args),  # type: ignore[arg-type]
-            CrystalBLEU(sets.norm, **metric_args),  # type: ignore[arg-type]
-            pair_cache,
-            pair_cache_key,
-            profiles,
-        )
+            similarity.cache = self.index.store.get(pair_cache_key) or {}
+        retriever = similarity.retriever(base.shingles, self.config.max_df)
+        postings = MemoizedPostings(retriever) if self.memoize_retrieval else retriever
+        state = _LanguageState(key, sets, base, postings, similarity, pair_cache_key)
         self._states[language] = state
         return state
 
@@ -199,7 +241,7 @@ class CloneFinder:
         started = time.perf_counter()
         scores, scored = self._score(language, state, refs, metas, pairs, progress)
         if focus is None and scored:
-            self._persist(state, scores, metas)
+            self._persist(state, metas)
         elif focus is not None:
             scored += self._close_classes(
                 language, state, refs, metas, shingles, offset, focus, scores
@@ -207,9 +249,9 @@ class CloneFinder:
         timings["scoring"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        kept = {pair: s for pair, s in scores.items() if min(s[0], s[1]) >= self.config.threshold}
-        kept = self._drop_nested(kept, refs, metas)
-        findings = self._group(language, kept, refs, metas)
+        threshold = self.config.threshold
+        kept = {pair: s for pair, s in scores.items() if min(s[0], s[1]) >= threshold}
+        findings = group(language, drop_nested(kept, refs, metas), refs, metas)
         timings["grouping"] = time.perf_counter() - started
         return LanguageResult(
             findings, len(refs), len(pairs), scored, state.sets.fingerprint, timings
@@ -242,11 +284,7 @@ class CloneFinder:
                 for i in pair
             }
 
-        asked = {
-            i
-            for i, (path, k) in enumerate(refs)
-            if path in focus and (focus[path] is None or k in focus[path])  # type: ignore[operator]
-        }
+        asked = set(_focused(refs, focus))
         frontier = copies(scores) - asked
         scored = 0
         while frontier:
@@ -284,11 +322,7 @@ class CloneFinder:
             found.update(zip(a.tolist(), b.tolist()))
             wanted = list(range(offset, len(refs)))
         else:
-            wanted = [
-                i
-                for i, (path, k) in enumerate(refs)
-                if path in focus and (focus[path] is None or k in focus[path])  # type: ignore[operator]
-            ]
+            wanted = _focused(refs, focus)
         for i in wanted:
             owners, _ = state.postings.query(
                 shingles[i], MIN_SHARE, top, exclude=i if i < offset else -1
@@ -296,13 +330,15 @@ class CloneFinder:
             for j in owners.tolist():
                 found.add((min(i, j), max(i, j)))
         # volatile snippets against each other (a buffer's own copies, staged files together)
-        found.update(_volatile_pairs(shingles, wanted, range(offset, len(refs))))
+        found.update(volatile_pairs(shingles, wanted, range(offset, len(refs)), MIN_SHARE))
         return sorted(found)
 
     def _comparable(self, ra: Ref, rb: Ref, ma: SnippetMeta, mb: SnippetMeta) -> bool:
         files = self.index.files
         if files[ra[0]].entry.status == GENERATED and files[rb[0]].entry.status == GENERATED:
             return False  # generated code repeating itself is what generators do
+        if self.pair_filter is not None and not self.pair_filter(ra[0], rb[0]):
+            return False
         if ra[0] != rb[0]:
             return True
         if not self.config.same_file:
@@ -312,25 +348,12 @@ class CloneFinder:
         )  # nested or overlapping snippets are not copies
 
     # ------------------------------------------------------------------ scoring
-    def _profile(
-        self, state: _LanguageState, view: str, ref: Ref, meta: SnippetMeta
-    ) -> tuple[Profile, list[str]]:
-        key = (view, meta.sha)
-        found = state.profiles.get(key)
-        if found is not None:
-            state.profiles.move_to_end(key)
-            return found
-        heavy = self.index.heavy(ref[0])
-        if view == "n":
-            texts = heavy.normalized(meta.start, meta.end)
-            found = (state.norm_metric.profile(texts), texts)
-        else:
-            texts = heavy.texts[meta.start : meta.end]
-            found = (state.raw_metric.profile(texts), texts)
-        state.profiles[key] = found
-        if len(state.profiles) > PROFILE_CACHE:
-            state.profiles.popitem(last=False)
-        return found
+    def _item(self, ref: Ref, meta: SnippetMeta) -> Item:
+        def load() -> Code:
+            heavy = self.index.heavy(ref[0])
+            return Code(heavy.texts[meta.start : meta.end], heavy.cats[meta.start : meta.end])
+
+        return meta.sha, load
 
     def _score(
         self,
@@ -338,262 +361,50 @@ class CloneFinder:
         state: _LanguageState,
         refs: list[Ref],
         metas: list[SnippetMeta],
-        pairs: list[tuple[int, int]],
+        pairs: Sequence[tuple[int, int]],
         progress: Progress | None,
     ) -> tuple[dict[tuple[int, int], Scores], int]:
-        needs_tokens = self._smoothing.method >= 5
-        threshold = self.config.threshold
-
-        def score(view: str, hyp: int, ref: int) -> float:
-            metric = state.norm_metric if view == "n" else state.raw_metric
-            h = self._profile(state, view, refs[hyp], metas[hyp])
-            r = self._profile(state, view, refs[ref], metas[ref])
-            if needs_tokens:
-                return metric.score_profiles(h[0], [r[0]], hypothesis=h[1], references=[r[1]])
-            return metric.score_profiles(h[0], [r[0]])
-
+        """The scores of candidate pairs (computing those not cached); and how many were new."""
+        similarity = state.similarity
+        missing: dict[str, tuple[Item, Item]] = {}
+        for a, b in pairs:
+            key, forward = similarity.pair_key(metas[a].sha, metas[b].sha)
+            if key in missing or similarity.cached(metas[a].sha, metas[b].sha) is not None:
+                continue
+            lo, hi = (a, b) if forward else (b, a)
+            missing[key] = (self._item(refs[lo], metas[lo]), self._item(refs[hi], metas[hi]))
+        if missing:
+            report = None
+            if progress is not None:
+                report = lambda done, total: progress(f"scoring ({language})", done, total)  # noqa: E731
+            self.scorer.fill(similarity, missing, report)
         out: dict[tuple[int, int], Scores] = {}
-        scored = 0
-        cache = state.pair_cache
-        for done, (a, b) in enumerate(pairs, 1):
-            lo, hi = (a, b) if metas[a].sha <= metas[b].sha else (b, a)
-            cache_key = f"{metas[lo].sha}|{metas[hi].sha}"
-            values = cache.get(cache_key)
-            if values is None or len(values) != 4:
-                # Later values are only needed when the earlier ones pass: -1 marks "not computed".
-                n_lh = score("n", lo, hi)
-                n_hl = r_lh = r_hl = -1.0
-                if n_lh >= threshold:
-                    n_hl = score("n", hi, lo)
-                    if n_hl >= threshold:
-                        r_lh = score("r", lo, hi)
-                        r_hl = score("r", hi, lo)
-                values = [n_lh, n_hl, r_lh, r_hl]
-                cache[cache_key] = values
-                scored += 1
-            if lo == a:
-                out[(a, b)] = (values[0], values[1], values[2], values[3])
-            else:
-                out[(a, b)] = (values[1], values[0], values[3], values[2])
-            if progress is not None and done % 500 == 0:
-                progress(f"scoring ({language})", done, len(pairs))
-        return out, scored
+        for a, b in pairs:
+            found = similarity.cached(metas[a].sha, metas[b].sha)
+            assert found is not None, "the scorer left a pair unscored"
+            out[(a, b)] = found
+        return out, len(missing)
 
-    def _persist(
-        self,
-        state: _LanguageState,
-        scores: Mapping[tuple[int, int], Scores],
-        metas: list[SnippetMeta],
-    ) -> None:
+    def _persist(self, state: _LanguageState, metas: list[SnippetMeta]) -> None:
         """Save the pair scores of a full scan (only pairs among current snippets)."""
         current = {m.sha for m in metas}
+        cache = state.similarity.cache
         kept = {
             k: v
-            for k, v in state.pair_cache.items()
+            for k, v in cache.items()
             if k.split("|", 1)[0] in current and k.split("|", 1)[1] in current
         }
         if len(kept) > PAIR_CACHE_LIMIT:
             kept = dict(list(kept.items())[-PAIR_CACHE_LIMIT:])
-        state.pair_cache.clear()
-        state.pair_cache.update(kept)
+        cache.clear()
+        cache.update(kept)
         self.index.store.set(state.pair_cache_key, kept)
 
-    # ------------------------------------------------------------------ grouping
-    def _drop_nested(
-        self,
-        kept: dict[tuple[int, int], Scores],
-        refs: list[Ref],
-        metas: list[SnippetMeta],
-    ) -> dict[tuple[int, int], Scores]:
-        ancestors = _ancestors(refs, metas, {i for pair in kept for i in pair})
-        out = {}
-        for (a, b), s in kept.items():
-            dominated = any(
-                (x, y) != (a, b) and ((x, y) in kept or (y, x) in kept)
-                for x in ancestors[a]
-                for y in ancestors[b]
-            )
-            if not dominated:
-                out[(a, b)] = s
-        return out
 
-    def _group(
-        self,
-        language: str,
-        kept: dict[tuple[int, int], Scores],
-        refs: list[Ref],
-        metas: list[SnippetMeta],
-    ) -> list[Finding]:
-        parent: dict[int, int] = {}
-
-        def find(x: int) -> int:
-            root = x
-            while parent.get(root, root) != root:
-                root = parent[root]
-            while parent.get(x, x) != root:
-                parent[x], x = root, parent[x]
-            return root
-
-        for a, b in kept:
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-        classes: dict[int, list[tuple[int, int]]] = defaultdict(list)
-        for pair in kept:
-            classes[find(pair[0])].append(pair)
-        findings = []
-        for members_pairs in classes.values():
-            members = sorted(
-                {i for pair in members_pairs for i in pair},
-                key=lambda i: (refs[i][0], metas[i].start),
-            )
-            position = {m: k for k, m in enumerate(members)}
-            locations = [_location(refs[i], metas[i]) for i in members]
-            pair_objs = []
-            for a, b in sorted(
-                members_pairs, key=lambda p: tuple(sorted((position[p[0]], position[p[1]])))
-            ):
-                n_ab, n_ba, r_ab, r_ba = kept[(a, b)]
-                pa, pb = sorted((position[a], position[b]))
-                pair_objs.append(Pair(pa, pb, min(n_ab, n_ba), min(r_ab, r_ba)))
-            findings.append(Finding(language, locations, pair_objs))
-        return sort_findings(findings)
-
-
-_VOLATILE = threading.local()
-
-
-def _volatile_index(shingles: list[U64], volatile: range) -> tuple[U64, I64, I64]:
-    """The volatile snippets' shingles sorted, with their owners and each snippet's size.
-
-    Kept for the last ``shingles`` list of the thread: a focused scan asks again for every
-    round of copies it follows (``_close_classes``).
-    """
-    cached = getattr(_VOLATILE, "last", None)
-    if cached is not None and cached[0] is shingles and cached[1] == volatile:
-        return cached[2], cached[3], cached[4]
-    members = [j for j in volatile if len(shingles[j])]
-    sizes = np.array([len(s) for s in shingles], dtype=np.int64)
-    if members:
-        lengths = sizes[members]
-        hashes = np.concatenate([shingles[j] for j in members])
-        owners = np.repeat(np.array(members, dtype=np.int64), lengths)
-        order = np.argsort(hashes, kind="stable")
-        hashes, owners = hashes[order], owners[order]
-    else:
-        hashes, owners = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
-    _VOLATILE.last = (shingles, volatile, hashes, owners, sizes)
-    return hashes, owners, sizes
-
-
-def _volatile_pairs(
-    shingles: list[U64], wanted: list[int], volatile: range
-) -> set[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i`` wanted, ``j`` volatile, ``i != j``, with ``_share >= MIN_SHARE``.
-
-    The same pairs as testing ``_share`` on every combination, in a few array operations:
-    shingle arrays hold distinct values, so the postings hits of ``j`` for ``i``'s shingles count
-    the shingles both share.
-    """
-    asking = [i for i in wanted if len(shingles[i])]
-    if not asking or not len(volatile):
-        return set()
-    hashes, owners, sizes = _volatile_index(shingles, volatile)
-    if not len(hashes):
-        return set()
-    ask_lengths = sizes[asking]
-    queries = np.concatenate([shingles[i] for i in asking])
-    askers = np.repeat(np.array(asking, dtype=np.int64), ask_lengths)
-    lo = np.searchsorted(hashes, queries, side="left")
-    counts = np.searchsorted(hashes, queries, side="right") - lo
-    total = int(counts.sum())
-    if not total:
-        return set()
-    before = np.repeat(np.cumsum(counts) - counts, counts)
-    hit_owner = owners[np.repeat(lo, counts) + np.arange(total) - before]
-    found: set[tuple[int, int]] = set()
-    volatile_ids = np.unique(owners)
-    if len(asking) * len(volatile_ids) <= 4_000_000:
-        # count shared shingles in a dense (asking x volatile) table
-        rows = np.repeat(np.arange(len(asking), dtype=np.int64), ask_lengths)
-        rows = np.repeat(rows, counts)
-        cols = np.searchsorted(volatile_ids, hit_owner)
-        width = len(volatile_ids)
-        table = np.bincount(rows * width + cols, minlength=len(asking) * width)
-        table = table.reshape(len(asking), width)
-        smaller = np.minimum(ask_lengths[:, None], sizes[volatile_ids][None, :])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = table / smaller
-        asking_ids = np.array(asking, dtype=np.int64)
-        hit = (share >= MIN_SHARE) & (asking_ids[:, None] != volatile_ids[None, :])
-        r, c = np.nonzero(hit)
-        for i, j in zip(asking_ids[r].tolist(), volatile_ids[c].tolist()):
-            found.add((min(i, j), max(i, j)))
-        return found
-    hit_asker = np.repeat(askers, counts)
-    keep = hit_owner != hit_asker
-    n = np.int64(len(sizes))
-    keys, shared = np.unique(hit_asker[keep] * n + hit_owner[keep], return_counts=True)
-    a, b = keys // n, keys % n
-    smaller_ab = np.minimum(sizes[a], sizes[b])
-    for i, j, common, small in zip(a.tolist(), b.tolist(), shared.tolist(), smaller_ab.tolist()):
-        if common / small >= MIN_SHARE:
-            found.add((min(i, j), max(i, j)))
-    return found
-
-
-def _share(a: U64, b: U64) -> float:
-    smaller = min(len(a), len(b))
-    if not smaller:
-        return 0.0
-    return len(np.intersect1d(a, b, assume_unique=True)) / smaller
-
-
-def _location(ref: Ref, meta: SnippetMeta) -> Location:
-    return Location(
-        ref[0],
-        meta.first_line,
-        meta.first_col,
-        meta.last_line,
-        meta.last_col,
-        meta.kind,
-        meta.name,
-        meta.tokens,
-        meta.sha,
-        meta.norm_sha,
-    )
-
-
-def _ancestors(
-    refs: list[Ref], metas: list[SnippetMeta], wanted: Iterable[int]
-) -> dict[int, list[int]]:
-    """For each wanted snippet: itself and every snippet of its file that contains it."""
-    by_path: dict[str, list[int]] = defaultdict(list)
-    for i, (path, _) in enumerate(refs):
-        by_path[path].append(i)
-    out: dict[int, list[int]] = {}
-    for i in wanted:
-        path = refs[i][0]
-        m = metas[i]
-        out[i] = [j for j in by_path[path] if metas[j].start <= m.start and m.end <= metas[j].end]
-    return out
-
-
-def shared_ngrams(
-    texts_a: list[str],
-    texts_b: list[str],
-    ignore: frozenset[tuple[str, ...]],
-    n: int = 4,
-    limit: int = 10,
-) -> list[list[str]]:
-    """Non-trivial n-grams two token sequences share, in the order they occur in the first."""
-    other = set(zip(*[texts_b[i:] for i in range(n)]))
-    seen: set[tuple[str, ...]] = set()
-    out: list[list[str]] = []
-    for gram in zip(*[texts_a[i:] for i in range(n)]):
-        if gram in other and gram not in ignore and gram not in seen:
-            seen.add(gram)
-            out.append(list(gram))
-            if len(out) >= limit:
-                break
-    return out
+def _focused(refs: list[Ref], focus: Mapping[str, set[int] | None]) -> list[int]:
+    """The snippet ids a focus selects."""
+    return [
+        i
+        for i, (path, k) in enumerate(refs)
+        if path in focus and (focus[path] is None or k in focus[path])  # type: ignore[operator]
+    ]

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, decode, encode
@@ -113,7 +113,33 @@ class RefreshStats:
 BuildJob = tuple[str, str, str | None, int, int, int]  # path, text, language, replaced, sizes
 
 
-def _build_job(job: BuildJob) -> tuple[bytes, bytes]:
+class IndexEngine(Protocol):
+    """Where the index's two expensive steps run (:class:`LocalEngine`: in this process)."""
+
+    def map_build_jobs(self, jobs: list[BuildJob]) -> Iterable[tuple[bytes, bytes]] | None:
+        """:func:`build_job` of every job, in order; ``None``: the index runs them itself."""
+
+    def make_sset(
+        self, docs: list[list[str]], k: int, *, max_n: int, language: str, tokenizer: str
+    ) -> TriviallySharedSet:
+        """S of token sequences (:func:`crystal_lsp.metric.sset.build_sset`)."""
+
+
+class LocalEngine:
+    """Tokenizes in the index's own process pool and counts S here."""
+
+    def map_build_jobs(self, jobs: list[BuildJob]) -> Iterable[tuple[bytes, bytes]] | None:
+        """``None``: the index runs the jobs in its own process pool."""
+        return None
+
+    def make_sset(
+        self, docs: list[list[str]], k: int, *, max_n: int, language: str, tokenizer: str
+    ) -> TriviallySharedSet:
+        """:func:`crystal_lsp.metric.sset.build_sset`."""
+        return build_sset(docs, k, max_n, language=language, tokenizer=tokenizer)
+
+
+def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     """Tokenize one file in a worker; returns the encoded light and heavy cache values."""
     path, text, language, replaced, min_tokens, min_lines = job
     entry = build_entry(
@@ -127,9 +153,16 @@ class RepoIndex:
     """The index of one repository (see the module docstring)."""
 
     def __init__(
-        self, root: str, config: ScanConfig, store: Store, *, jobs: int | None = None
+        self,
+        root: str,
+        config: ScanConfig,
+        store: Store,
+        *,
+        jobs: int | None = None,
+        engine: IndexEngine | None = None,
     ) -> None:
         self.root = os.path.abspath(root)
+        self.engine: IndexEngine = engine if engine is not None else LocalEngine()
         self.config = config
         self.store = store
         self.jobs = jobs if jobs is not None else default_jobs()
@@ -306,15 +339,15 @@ class RepoIndex:
         total = len(prepared)
         workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
         results: Iterable[tuple[bytes, bytes]]
-        elsewhere = self._map_build_jobs(prepared)
+        elsewhere = self.engine.map_build_jobs(prepared)
         pool = None
         if elsewhere is not None:
             results = elsewhere
         elif workers <= 1:
-            results = map(_build_job, prepared)
+            results = map(build_job, prepared)
         else:
             pool = ProcessPoolExecutor(max_workers=workers)
-            results = pool.map(_build_job, prepared, chunksize=8)
+            results = pool.map(build_job, prepared, chunksize=8)
         try:
             for done, ((rel, *_), sha, (light, heavy)) in enumerate(
                 zip(prepared, shas, results), 1
@@ -331,13 +364,6 @@ class RepoIndex:
                 # wait for every queued file
                 pool.shutdown(cancel_futures=True)
         return out
-
-    def _map_build_jobs(self, jobs: list[BuildJob]) -> Iterable[tuple[bytes, bytes]] | None:
-        """Results of the tokenizer jobs run by another engine, in order; ``None``: run them here.
-
-        :class:`crystal_lsp.distributed.scan.EngineIndex` runs them on a Dask cluster.
-        """
-        return None
 
     def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
         """Record why a content is not indexed, so later scans need not read it again."""
@@ -487,14 +513,10 @@ class RepoIndex:
             # k = 500 is the paper's choice for corpora of 0.5-2.6 M tokens; in a small
             # repository it would make nearly every n-gram "trivially shared".
             k = max(1, round(int(k) * tokens / SMALL_CORPUS_TOKENS))
-        raw = self._make_sset(
-            raw_docs, 5000 if k == "auto" else int(k), language=language, tokenizer=label
-        )
-        norm = self._make_sset(
-            norm_docs,
-            5000 if k == "auto" else int(k),
-            language=language,
-            tokenizer=label + " view:normalized",
+        size, max_n = 5000 if k == "auto" else int(k), self.config.max_n
+        raw = self.engine.make_sset(raw_docs, size, max_n=max_n, language=language, tokenizer=label)
+        norm = self.engine.make_sset(
+            norm_docs, size, max_n=max_n, language=language, tokenizer=label + " view:normalized"
         )
         if k == "auto":
             raw = raw.restricted(suggest_k(raw.meta.get("curve", [])))
@@ -503,15 +525,6 @@ class RepoIndex:
         for sset in (raw, norm):
             sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
         return LanguageSets(raw, norm, shas, tokens)
-
-    def _make_sset(
-        self, docs: list[list[str]], k: int, *, language: str, tokenizer: str
-    ) -> TriviallySharedSet:
-        """S of token sequences.
-
-        :class:`crystal_lsp.distributed.scan.EngineIndex` counts them on a Dask cluster.
-        """
-        return build_sset(docs, k, self.config.max_n, language=language, tokenizer=tokenizer)
 
     def _builtin_sets(self, language: str) -> tuple[TriviallySharedSet, TriviallySharedSet] | None:
         raw, norm = builtin_sset(language, "raw"), builtin_sset(language, "normalized")

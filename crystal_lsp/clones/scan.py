@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from crystal_lsp.clones.finder import CloneFinder, shared_ngrams
+from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import SCHEMA_VERSION, Finding, Location, Pair, sort_findings
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.similarity import shared_ngrams
 from crystal_lsp.clones.store import Store, repo_cache_dir
 from crystal_lsp.version import __version__
 

@@ -9,6 +9,7 @@ levels) register themselves with :func:`register_metric`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -19,6 +20,8 @@ from crystal_lsp.metric.ngrams import Profile, merge_max
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import TriviallySharedSet
 from crystal_lsp.text.tokens import Tokens
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -182,13 +185,27 @@ def parse_metric_list(text: str) -> list[str]:
     return names
 
 
-def _load_optional_metrics() -> None:
-    """Import modules that register further metrics (kept lazy: they may be heavy)."""
-    import importlib
+PLUGIN_GROUP = "crystal_lsp.metrics"
+"""Entry-point group of modules that register further metrics when imported (RUBY: the
+``ruby`` adapter). Discovered through the installed packages' metadata, so this layer imports
+no adapter by name."""
+_plugins_loaded = False
 
-    for module in ("crystal_lsp.ruby.metrics",):
+
+def _load_optional_metrics() -> None:
+    """Import the installed metric plugins once (kept lazy: they may be heavy)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=PLUGIN_GROUP):
         try:
-            importlib.import_module(module)
+            point.load()
         except ModuleNotFoundError as exc:
-            if exc.name is None or not module.startswith(exc.name):
+            # a plugin that is listed but not present (a partial install) offers no metric;
+            # a missing dependency of a present plugin is an error worth seeing
+            if exc.name is None or not point.value.startswith(exc.name):
                 raise
+            log.debug("metric plugin %s not found", point.value)

@@ -1,6 +1,6 @@
 """RUBY and its levels as registered pair metrics: ``sts``, ``trs``, ``grs`` and ``ruby``.
 
-Importing this module registers them with :mod:`crystal_lsp.metric.registry` (which imports it lazily),
+Importing this module registers them with :mod:`crystal_lsp.metric.registry` (which imports it lazily, through the ``crystal_lsp.metrics`` entry point),
 so ``crystal-lsp score --metric ruby,sts,trs,grs`` and ``crystal-lsp disting`` can use them.
 
 * With several references, a hypothesis gets the **maximum** over its references (the closest

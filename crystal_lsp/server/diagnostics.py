@@ -14,7 +14,7 @@ from typing import Any
 from lsprotocol import types
 
 from crystal_lsp.clones.findings import Finding, Location, Pair
-from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import DocResult, Folder
 
@@ -80,13 +80,7 @@ def signature_of(folder: Folder, language: str) -> str:
     cache = folder.signatures
     key = (language, sets.fingerprint + folder.config.signature())
     if key not in cache:
-        metric = CrystalBLEU(
-            sets.raw,
-            max_n=folder.config.max_n,
-            smoothing=folder.config.smoothing_spec,
-            language=language,
-        )
-        cache[key] = str(metric.signature)
+        cache[key] = Similarity.of(sets.raw, sets.norm, folder.config, language).signature
     return cache[key]
 
 

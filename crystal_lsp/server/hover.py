@@ -6,8 +6,6 @@ The shared n-grams are the non-trivial ones (not in the language's S set), so th
 
 from __future__ import annotations
 
-from crystal_lsp.clones.finder import shared_ngrams
-from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.server.diagnostics import Flag, describe, signature_of
 from crystal_lsp.server.workspace import DocResult, Folder
 
@@ -23,10 +21,7 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag) -> str:
     finding = flag.finding
     here = flag.here
     config = folder.config
-    sets = folder.index.sets(result.language)
-    bleu = CrystalBLEU(
-        None, max_n=config.max_n, smoothing=config.smoothing_spec, language=result.language
-    )
+    similarity = folder.finder.similarity(result.language)
     mine = folder.tokens_of(here)
     lines = [
         f"**crystal: {finding.type} copy** of {describe(here) or 'this code'} "
@@ -45,12 +40,9 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag) -> str:
         theirs = folder.tokens_of(other)
         score = "–"
         if mine and theirs:
-            value = min(bleu.sentence_score(mine, [theirs]), bleu.sentence_score(theirs, [mine]))
-            score = f"{value:.3f}"
+            score = f"{similarity.bleu(mine, theirs):.3f}"
             if not shared:
-                shared = shared_ngrams(
-                    mine, theirs, sets.raw.as_frozenset(), n=config.max_n, limit=MAX_NGRAMS
-                )
+                shared = similarity.shared_ngrams(mine, theirs, n=config.max_n, limit=MAX_NGRAMS)
         uri = folder.uri_of(other.path)
         label = f"{other.path}:{other.first_line}"
         link = f"[{_cell(label)}]({uri}#L{other.first_line})" if uri else _cell(label)

@@ -18,6 +18,7 @@ import numpy as np
 from lsprotocol import types
 
 from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
@@ -25,7 +26,7 @@ from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.entries import OK, SnippetMeta
-from crystal_lsp.text.fingerprints import SHINGLE_N, U64, gram_hashes, shingles
+from crystal_lsp.text.fingerprints import U64, shingles
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
 from crystal_lsp.text.snippets import DATA
 from crystal_lsp.text.tokens import Tokens, lex
@@ -197,8 +198,8 @@ class AutoReferences:
                     continue
                 refs.append((path, meta))
                 arrays.append(state.entry.shingles[i])
-        excluded = gram_hashes([g for g in sets.norm.counts if len(g) == SHINGLE_N])
-        postings = Postings(arrays, excluded, folder.config.max_df)
+        similarity = Similarity.of(sets.raw, sets.norm, folder.config, language)
+        postings = similarity.retriever(arrays, folder.config.max_df)
         self._cache[language] = (key, postings, refs)
         return postings, refs
 

@@ -28,11 +28,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.grouping import components
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
@@ -60,77 +61,23 @@ HOLD_ENV = "CRYSTAL_LSP_TEST_HOLD_INDEXING"
 _HELD = threading.Event()
 
 
-class CachedPostings:
-    """A retrieval index that remembers its answers (by the query's shingles).
+def not_own_disk_version(a: str, b: str) -> bool:
+    """False for a modified buffer (``"\\0" + path``) and its own file on disk.
 
-    While someone types, the clone finder asks the same questions for every unchanged snippet
-    of the buffer; the answers depend only on the shingles and on the index, which is replaced
-    (not changed) when the disk changes.
+    Those pairs are the buffer's old self (dropped when findings are presented, see
+    :meth:`Folder._present`); scoring them would compare every edited snippet with its previous
+    version and with every snippet it contains.
     """
-
-    LIMIT = 8192
-
-    def __init__(self, postings: Any) -> None:
-        self._postings = postings
-        self._answers: OrderedDict[tuple[bytes, float, int, int], Any] = OrderedDict()
-
-    def query(self, shingles: Any, min_share: float, top: int, exclude: int = -1) -> Any:
-        """``Postings.query``, memoized."""
-        key = (shingles.tobytes(), min_share, top, exclude)
-        found = self._answers.get(key)
-        if found is None:
-            found = self._answers[key] = self._postings.query(shingles, min_share, top, exclude)
-            if len(self._answers) > self.LIMIT:
-                self._answers.popitem(last=False)
-        return found
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._postings, name)
+    return not ((a.startswith("\0") and a[1:] == b) or (b.startswith("\0") and b[1:] == a))
 
 
-class BufferCloneFinder(CloneFinder):
-    """The clone finder, tuned for a language server's buffers.
+def buffer_finder(index: RepoIndex) -> CloneFinder:
+    """The clone finder of a language server's folder.
 
-    * It never pairs a modified buffer with its file's on-disk version: those pairs are the
-      buffer's old self (dropped when findings are presented, see :meth:`Folder._present`), and
-      scoring them would compare every edited snippet with its previous version and with every
-      snippet it contains.
-    * Its retrieval answers are memoized (:class:`CachedPostings`).
-
-    Both only save time: without them (if the core's private hooks change) results are equal.
+    Buffers never meet their own disk version and retrieval answers are memoized; both only
+    save time.
     """
-
-    def _state(self, *args: Any, **kwargs: Any) -> Any:
-        state = super()._state(*args, **kwargs)
-        postings = getattr(state, "postings", None)
-        if postings is not None and not isinstance(postings, CachedPostings):
-            state.postings = cast(Any, CachedPostings(postings))
-        return state
-
-    def save_scores(self) -> int:
-        """Store the pair scores computed so far where full scans keep theirs.
-
-        The next start (of the server, ``crystal-lsp scan`` or the hook) then reuses them
-        instead of scoring the open files' pairs again. Returns how many were saved.
-        """
-        saved = 0
-        for state in getattr(self, "_states", {}).values():
-            scores = getattr(state, "pair_cache", None)
-            key = getattr(state, "pair_cache_key", None)
-            if not scores or not key:
-                continue
-            stored = self.index.store.get(key) or {}
-            if isinstance(stored, dict) and len(stored) < 400_000:
-                stored.update(scores)
-                self.index.store.set(key, stored)
-                saved += len(scores)
-        return saved
-
-    def _comparable(self, ra: Any, rb: Any, *args: Any) -> bool:
-        a, b = ra[0], rb[0]
-        if (a.startswith("\0") and a[1:] == b) or (b.startswith("\0") and b[1:] == a):
-            return False
-        return bool(super()._comparable(ra, rb, *args))
+    return CloneFinder(index, pair_filter=not_own_disk_version, memoize_retrieval=True)
 
 
 class IndexingCancelled(Exception):
@@ -210,7 +157,7 @@ class Folder:
             repo_cache_dir(self.root) if self.root else os.path.join(cache_root(), "detached")
         )
         self.index = RepoIndex(self.root or os.getcwd(), config, self.store)
-        self.finder: CloneFinder = BufferCloneFinder(self.index)
+        self.finder: CloneFinder = buffer_finder(self.index)
         self.paths: list[str] = []
         self.buffers: dict[str, Buffer] = {}
         self.state = "indexing" if self.root else "ready"
@@ -282,7 +229,7 @@ class Folder:
             # same per-file entries: start from the current ones instead of the cache
             index.files = {p: s for p, s in previous.items() if not s.override}
         stats = index.refresh(paths, progress=progress)
-        finder = BufferCloneFinder(index)
+        finder = buffer_finder(index)
         languages = index.languages()
         for done, language in enumerate(languages, 1):
             progress(f"S sets and retrieval ({language})", done - 1, len(languages))
@@ -551,7 +498,7 @@ class Folder:
 
     def save_scores(self) -> None:
         """Persist the finder's pair scores (worker thread, at shutdown)."""
-        if self.root is not None and isinstance(self.finder, BufferCloneFinder):
+        if self.root is not None:
             saved = self.finder.save_scores()
             log.info("saved %d pair scores of %s", saved, self.name)
 
@@ -590,23 +537,9 @@ def _regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[F
         for p in finding.pairs
         if p.a in position and p.b in position
     ]
-    parent = list(range(len(locations)))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for pair in pairs:
-        a, b = root(pair.a), root(pair.b)
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(locations)):
-        groups.setdefault(root(i), []).append(i)
+    groups = components(len(locations), [(p.a, p.b) for p in pairs])
     out = []
-    for members in groups.values():
+    for members in groups:
         if len(members) < 2:
             continue
         index = {old: new for new, old in enumerate(members)}

@@ -19,10 +19,11 @@ from scan_samples import (
     write_tree,
 )
 
-from crystal_lsp.clones.finder import CloneFinder, shared_ngrams
+from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import EXACT, NEAR, RENAMED, Finding
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.similarity import shared_ngrams
 from crystal_lsp.clones.store import Store
 
 

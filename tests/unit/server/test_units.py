@@ -10,7 +10,6 @@ import pytest
 from lsprotocol import types
 
 from crystal_lsp.clones.files import _walk, filter_paths, list_files
-from crystal_lsp.clones.finder import MIN_SHARE, _share, _volatile_pairs
 from crystal_lsp.clones.findings import Finding, Location, Pair
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.retrieval import Postings
@@ -140,28 +139,6 @@ def test_regroup_splits_a_class_that_lost_its_bridge() -> None:
 
 
 # ---------------------------------------------------------------------- core changes
-
-
-def test_volatile_pairs_equal_pairwise_shares() -> None:
-    rng = random.Random(1)
-    for _ in range(300):
-        n = rng.randint(1, 25)
-        arrays = [
-            np.unique(
-                np.array([rng.randint(0, 50) for _ in range(rng.randint(0, 20))], dtype=np.uint64)
-            )
-            for _ in range(n)
-        ]
-        offset = rng.randint(0, n)
-        wanted = sorted(rng.sample(range(n), rng.randint(0, n)))
-        volatile = range(offset, n)
-        expected = {
-            (min(i, j), max(i, j))
-            for i in wanted
-            for j in volatile
-            if j != i and _share(arrays[i], arrays[j]) >= MIN_SHARE
-        }
-        assert _volatile_pairs(arrays, wanted, volatile) == expected
 
 
 def test_postings_query_counts_every_shared_shingle() -> None:
