@@ -37,7 +37,8 @@ from typing import Protocol
 
 from crystal_lsp.clones.findings import Finding
 from crystal_lsp.clones.grouping import Ref, Scores, drop_nested, group
-from crystal_lsp.clones.index import LanguageSets, RepoIndex
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.languagesets import LanguageSets
 from crystal_lsp.clones.retrieval import MemoizedPostings, Postings, volatile_pairs
 from crystal_lsp.clones.similarity import Code, Item, Similarity
 from crystal_lsp.text.entries import GENERATED, OK, SnippetMeta

@@ -6,12 +6,8 @@ time match the manifest are not even read, files whose content digest is known r
 stored entry, and only new contents are tokenized, in parallel processes. In-memory contents
 (an editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
 
-Each language has two S sets, over raw tokens and over the normalized view. A language with fewer
-than ``SMALL_CORPUS_TOKENS`` tokens in the repository uses the built-in sets shipped for it (see
-:func:`crystal_lsp.metric.sset.builtin_sset`), or a k scaled to its size. They are a snapshot:
-rebuilt when missing, when the settings change, or when more than ``sset_drift`` of the
-language's tokens changed since they were built. Between rebuilds incremental updates stay cheap
-and every score is reproducible from the S fingerprints recorded with the results.
+Each language has two S sets, over raw tokens and over the normalized view
+(:mod:`crystal_lsp.clones.languagesets`), kept by the index and rebuilt when they drift.
 """
 
 from __future__ import annotations
@@ -25,30 +21,26 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from crystal_lsp.clones.languagesets import LanguageSets, is_current, language_sets
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, decode, encode
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.sset import TriviallySharedSet, build_sset, builtin_sset, suggest_k
+from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
 from crystal_lsp.text.entries import GENERATED, OK, Entry, Heavy, build_entry
 from crystal_lsp.text.fingerprints import content_sha
 from crystal_lsp.text.lexers import (
     GENERIC,
     PROGRAMMING_LANGUAGES,
     canonical_name,
-    lexer_label,
     resolve_lexer,
 )
 from crystal_lsp.text.parallel import default_jobs
 from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
-from crystal_lsp.text.views import normalized
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
-# Below this many tokens of a language, a repository is too small to tell which n-grams are
-# trivially shared: the built-in S sets of the language are used (or k is scaled down).
-SMALL_CORPUS_TOKENS = 100_000
 
 
 @dataclass
@@ -59,21 +51,6 @@ class FileState:
     sha: str
     entry: Entry
     override: bool = False
-
-
-@dataclass
-class LanguageSets:
-    """The raw-view and normalized-view S sets of one language."""
-
-    raw: TriviallySharedSet
-    norm: TriviallySharedSet
-    members: dict[str, str]
-    tokens: int
-
-    @property
-    def fingerprint(self) -> str:
-        """Both S fingerprints, e.g. ``3f2a9c1b7d0e/77c0de12ab34``."""
-        return f"{self.raw.fingerprint()}/{self.norm.fingerprint()}"
 
 
 @dataclass
@@ -243,6 +220,31 @@ class RepoIndex:
         overrides = snap.overrides
         skipped = list(snap.skipped)
         started = time.perf_counter()
+        states, to_build = self._reuse(snap, skipped, stats)
+        stats.timings["load"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        built = self._build(to_build, skipped, progress)
+        for rel, sha, entry in built:
+            states[rel] = FileState(rel, sha, entry, rel in overrides)
+        stats.tokenized = len(built)
+        stats.timings["lexing"] = time.perf_counter() - started
+
+        generated = self._sort_out(states, skipped)
+        self.files = states
+        self.skipped = sorted(skipped)
+        self.generated = sorted(generated)
+        stats.files = len(states)
+        stats.skipped = self.skipped
+        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
+        if manifest != snap.old_manifest:
+            self.store.set(self._manifest_key, manifest)
+        return stats
+
+    def _reuse(
+        self, snap: Snapshot, skipped: list[tuple[str, str]], stats: RefreshStats
+    ) -> tuple[dict[str, FileState], list[tuple[str, str, bytes | None]]]:
+        """The files whose entries are known (current or cached), and those to tokenize."""
         states: dict[str, FileState] = {}
         to_build: list[tuple[str, str, bytes | None]] = []
         for rel, (sha, data) in snap.contents.items():
@@ -262,19 +264,14 @@ class RepoIndex:
                 except (KeyError, ValueError, TypeError) as exc:
                     log.warning("index entry of %s is malformed (%s); rebuilding", rel, exc)
             if entry is not None:
-                states[rel] = FileState(rel, sha, entry, rel in overrides)
+                states[rel] = FileState(rel, sha, entry, rel in snap.overrides)
                 stats.reused += 1
             else:
                 to_build.append((rel, sha, data))
-        stats.timings["load"] = time.perf_counter() - started
+        return states, to_build
 
-        started = time.perf_counter()
-        built = self._build(to_build, skipped, overrides, progress)
-        for rel, sha, entry in built:
-            states[rel] = FileState(rel, sha, entry, rel in overrides)
-        stats.tokenized = len(built)
-        stats.timings["lexing"] = time.perf_counter() - started
-
+    def _sort_out(self, states: dict[str, FileState], skipped: list[tuple[str, str]]) -> list[str]:
+        """Drop files that are not wanted code (recording why); returns the generated ones."""
         generated: list[str] = []
         for rel, state in list(states.items()):
             language = state.entry.language
@@ -289,23 +286,12 @@ class RepoIndex:
             elif language == GENERIC:
                 skipped.append((rel, "unknown language"))
                 del states[rel]
-        self.files = states
-        self.skipped = sorted(skipped)
-        self.generated = sorted(generated)
-        stats.files = len(states)
-        stats.skipped = self.skipped
-        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
-        if manifest != snap.old_manifest:
-            self.store.set(self._manifest_key, manifest)
-        return stats
+        return generated
 
-    def _build(
-        self,
-        jobs: list[tuple[str, str, bytes | None]],
-        skipped: list[tuple[str, str]],
-        overrides: Mapping[str, bytes],
-        progress: Progress | None,
-    ) -> list[tuple[str, str, Entry]]:
+    def _prepare(
+        self, jobs: list[tuple[str, str, bytes | None]], skipped: list[tuple[str, str]]
+    ) -> tuple[list[BuildJob], list[str]]:
+        """The tokenizer jobs of new contents (read, decoded, language known and wanted)."""
         prepared: list[BuildJob] = []
         shas: list[str] = []
         for rel, sha, data in jobs:
@@ -324,17 +310,20 @@ class RepoIndex:
             if not self._wanted_language(language):
                 self._skip(rel, sha, f"not code ({language})", skipped)
                 continue
+            config = self.config
             prepared.append(
-                (
-                    rel,
-                    source.text,
-                    language,
-                    source.replaced,
-                    self.config.min_tokens,
-                    self.config.min_lines,
-                )
+                (rel, source.text, language, source.replaced, config.min_tokens, config.min_lines)
             )
             shas.append(sha)
+        return prepared, shas
+
+    def _build(
+        self,
+        jobs: list[tuple[str, str, bytes | None]],
+        skipped: list[tuple[str, str]],
+        progress: Progress | None,
+    ) -> list[tuple[str, str, Entry]]:
+        prepared, shas = self._prepare(jobs, skipped)
         out: list[tuple[str, str, Entry]] = []
         total = len(prepared)
         workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
@@ -436,111 +425,7 @@ class RepoIndex:
 
     def sets(self, language: str, progress: Progress | None = None) -> LanguageSets:
         """The S sets of a language, rebuilt when missing, stale or drifted too far."""
-        if language in self._sets and self._sets_current(self._sets[language], language):
-            return self._sets[language]
-        key = f"sset:{language}:{self.config.signature()}"
-        doc = self.store.get(key)
-        if doc is not None:
-            try:
-                sets = LanguageSets(
-                    TriviallySharedSet.from_json(doc["raw"]),
-                    TriviallySharedSet.from_json(doc["norm"]),
-                    dict(doc["members"]),
-                    int(doc["tokens"]),
-                )
-                if self._sets_current(sets, language):
-                    self._sets[language] = sets
-                    return sets
-            except (KeyError, ValueError, TypeError) as exc:
-                log.warning("S sets of %s are malformed (%s); rebuilding", language, exc)
-        sets = self._build_sets(language, progress)
-        self.store.set(
-            key,
-            {
-                "raw": sets.raw.to_json(),
-                "norm": sets.norm.to_json(),
-                "members": sets.members,
-                "tokens": sets.tokens,
-            },
-        )
-        self._sets[language] = sets
-        return sets
-
-    def _sets_current(self, sets: LanguageSets, language: str) -> bool:
-        current = {
-            p: s
-            for p, s in self.files.items()
-            if s.entry.language == language and s.entry.status == OK
-        }
-        changed = 0
-        disk = _has_disk_members(current.values())
-        for path, state in current.items():
-            # in-memory contents (unsaved buffers) do not move S: it is a snapshot of the disk
-            if disk and state.override:
-                continue
-            if sets.members.get(path) != state.sha:
-                changed += state.entry.token_count
-        removed = set(sets.members) - set(current)
-        changed += len(removed) * (sets.tokens // max(1, len(sets.members)))
-        total = max(1, sets.tokens)
-        return changed / total <= self.config.sset_drift
-
-    def _build_sets(self, language: str, progress: Progress | None) -> LanguageSets:
-        members = {
-            p: s
-            for p, s in sorted(self.files.items())
-            if s.entry.language == language and s.entry.status == OK
-        }
-        if _has_disk_members(members.values()):
-            members = {p: s for p, s in members.items() if not s.override}
-        tokens = sum(s.entry.token_count for s in members.values())
-        shas = {p: s.sha for p, s in members.items()}
-        if tokens < SMALL_CORPUS_TOKENS:
-            builtin = self._builtin_sets(language)
-            if builtin is not None:
-                return LanguageSets(builtin[0], builtin[1], shas, tokens)
-        raw_docs: list[list[str]] = []
-        norm_docs: list[list[str]] = []
-        for done, path in enumerate(members, 1):
-            heavy = self.heavy(path)
-            raw_docs.append(heavy.texts)
-            norm_docs.append(normalized(heavy.texts, heavy.cats))
-            if progress is not None:
-                progress(f"S sets ({language})", done, len(members))
-        label = lexer_label(resolve_lexer(language))
-        k = self.config.k
-        if k != "auto" and tokens < SMALL_CORPUS_TOKENS:
-            # k = 500 is the paper's choice for corpora of 0.5-2.6 M tokens; in a small
-            # repository it would make nearly every n-gram "trivially shared".
-            k = max(1, round(int(k) * tokens / SMALL_CORPUS_TOKENS))
-        size, max_n = 5000 if k == "auto" else int(k), self.config.max_n
-        raw = self.engine.make_sset(raw_docs, size, max_n=max_n, language=language, tokenizer=label)
-        norm = self.engine.make_sset(
-            norm_docs, size, max_n=max_n, language=language, tokenizer=label + " view:normalized"
-        )
-        if k == "auto":
-            raw = raw.restricted(suggest_k(raw.meta.get("curve", [])))
-            norm = norm.restricted(suggest_k(norm.meta.get("curve", [])))
-        norm = norm.without_unigrams()
-        for sset in (raw, norm):
-            sset.meta["curve"] = sset.meta.get("curve", [])[:2000]
-        return LanguageSets(raw, norm, shas, tokens)
-
-    def _builtin_sets(self, language: str) -> tuple[TriviallySharedSet, TriviallySharedSet] | None:
-        raw, norm = builtin_sset(language, "raw"), builtin_sset(language, "normalized")
-        if raw is None or norm is None:
-            return None
-        k = self.config.k
-        chosen = []
-        for sset in (raw, norm):
-            size = suggest_k(sset.meta.get("curve", [])) if k == "auto" else min(int(k), sset.k)
-            picked = sset.restricted(size)
-            picked.meta["source"] = f"built-in ({sset.meta.get('source', language)})"
-            picked.meta["curve"] = picked.meta.get("curve", [])[:2000]
-            chosen.append(picked)
-        return chosen[0], chosen[1].without_unigrams()
-
-
-def _has_disk_members(states: Iterable[FileState]) -> bool:
-    """Whether any file comes from disk (then in-memory overrides stay out of S)."""
-    return any(not state.override for state in states)
+        cached = self._sets.get(language)
+        if cached is None or not is_current(self, cached, language):
+            cached = self._sets[language] = language_sets(self, language, progress)
+        return cached

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from crystal_lsp.clones.finder import CloneFinder
+from crystal_lsp.clones.finder import CloneFinder, LanguageResult
 from crystal_lsp.clones.findings import SCHEMA_VERSION, Finding, Location, Pair, sort_findings
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
@@ -145,12 +145,7 @@ def run_scan(
     try:
         index = index or RepoIndex(root, config, store, jobs=jobs)
         snap = index.snapshot(paths, overrides)
-        focus_key = json.dumps(
-            sorted((p, list(map(list, r))) for p, r in (focus_lines or {}).items())
-        )
-        digest = hashlib.sha256(f"{snap.digest()}|{focus_key}|{with_ngrams}".encode()).hexdigest()[
-            :24
-        ]
+        digest = _inputs_digest(snap.digest(), focus_lines, with_ngrams)
         result_key = f"result:{config.signature()}"
         if use_cache:
             cached = store.get(result_key)
@@ -159,39 +154,47 @@ def run_scan(
                 result.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
                 return result
         stats = index.load(snap, progress)
-        timings = dict(stats.timings)
-        focus = focus_snippets(index, focus_lines) if focus_lines is not None else None
-        findings: list[Finding] = []
         result = ScanResult(
             root,
             config,
-            findings,
+            [],
             files=stats.files,
             skipped=stats.skipped,
             generated=list(index.generated),
+            timings=dict(stats.timings),
         )
+        focus = focus_snippets(index, focus_lines) if focus_lines is not None else None
         if focus is None or focus:
             finder = finder if finder is not None and finder.index is index else CloneFinder(index)
-            per_language = finder.find(focus, progress)
-            for language, res in per_language.items():
-                findings.extend(res.findings)
-                result.snippets += res.snippets
-                result.candidates += res.candidates
-                result.scored += res.scored
-                result.ssets[language] = res.sets
-                for phase, seconds in res.timings.items():
-                    timings[phase] = timings.get(phase, 0.0) + seconds
-        result.findings = sort_findings(findings)
+            _collect(result, finder.find(focus, progress))
+        result.findings = sort_findings(result.findings)
         if with_ngrams:
             _attach_ngrams(index, result.findings)
-        timings["total"] = time.perf_counter() - started
-        result.timings = timings
+        result.timings["total"] = time.perf_counter() - started
         if use_cache:
             store.set(result_key, {"digest": digest, "result": _to_cache(result)})
         return result
     finally:
         if own_store:
             store.close()
+
+
+def _inputs_digest(files: str, focus_lines: LineRanges | None, with_ngrams: bool) -> str:
+    """What a cached result must have been computed from: files, focus and options."""
+    focus_key = json.dumps(sorted((p, list(map(list, r))) for p, r in (focus_lines or {}).items()))
+    return hashlib.sha256(f"{files}|{focus_key}|{with_ngrams}".encode()).hexdigest()[:24]
+
+
+def _collect(result: ScanResult, per_language: Mapping[str, LanguageResult]) -> None:
+    """Add each language's findings, counts and timings to the result."""
+    for language, res in per_language.items():
+        result.findings.extend(res.findings)
+        result.snippets += res.snippets
+        result.candidates += res.candidates
+        result.scored += res.scored
+        result.ssets[language] = res.sets
+        for phase, seconds in res.timings.items():
+            result.timings[phase] = result.timings.get(phase, 0.0) + seconds
 
 
 def _to_cache(result: ScanResult) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, renamed, write_tree
 
-import crystal_lsp.clones.index as index_module
+import crystal_lsp.clones.languagesets as languagesets
 from crystal_lsp import CrystalError
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
@@ -331,13 +331,13 @@ def test_language_without_builtin_sets_scales_k(tmp_path: pathlib.Path, store: S
     sets = index.sets("go")
     tokens = sets.tokens
     assert not sets.raw.meta.get("source", "").startswith("built-in")
-    assert len(sets.raw) == max(1, round(500 * tokens / index_module.SMALL_CORPUS_TOKENS))
+    assert len(sets.raw) == max(1, round(500 * tokens / languagesets.SMALL_CORPUS_TOKENS))
 
 
 def test_large_corpus_builds_its_own_sets(
     repo: pathlib.Path, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "SMALL_CORPUS_TOKENS", 100)
+    monkeypatch.setattr(languagesets, "SMALL_CORPUS_TOKENS", 100)
     index = new_index(repo, store, k=30)
     index.refresh(paths(repo))
     sets = index.sets("python", progress=None)

@@ -28,7 +28,7 @@ import distributed
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
 
 from crystal_lsp.cli.main import main
-from crystal_lsp.clones import index as index_module
+from crystal_lsp.clones import languagesets
 from crystal_lsp.distributed import client as client_module
 from crystal_lsp.distributed import disting as disting_module
 from crystal_lsp.distributed import inputs
@@ -177,7 +177,7 @@ def test_scan_findings_are_identical(
 ) -> None:
     repo = make_repository(tmp_path / "repo")
     # languages this small get their own S sets (counted on the engine), not the built-in ones
-    monkeypatch.setattr(index_module, "SMALL_CORPUS_TOKENS", 2_000)
+    monkeypatch.setattr(languagesets, "SMALL_CORPUS_TOKENS", 2_000)
     docs = []
     for name, engine in (("local", ["--engine", "local", "--jobs", "2"]), ("dask", ["--scheduler", address])):  # fmt: skip
         monkeypatch.setenv("CRYSTAL_LSP_CACHE_DIR", str(tmp_path / f"cache-{name}"))

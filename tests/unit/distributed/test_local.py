@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
 
-from crystal_lsp.clones import index as index_module
+from crystal_lsp.clones import languagesets
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.scan import run_scan
 from crystal_lsp.clones.settings import ScanConfig
@@ -45,7 +45,7 @@ def test_scan_on_the_local_engine_equals_run_scan(
             "reports/summary.py": module(near_copy(), UNRELATED[2]),
         },
     )
-    monkeypatch.setattr(index_module, "SMALL_CORPUS_TOKENS", 2_000)
+    monkeypatch.setattr(languagesets, "SMALL_CORPUS_TOKENS", 2_000)
     monkeypatch.setattr(scan_module, "CHUNK_PAIRS", 3)
     monkeypatch.setattr(scan_module, "CHUNK_JOBS", 2)
     monkeypatch.setattr(scan_module, "PART_TOKENS", 3_000)
