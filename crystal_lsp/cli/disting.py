@@ -6,6 +6,8 @@ import argparse
 import math
 from typing import Any
 
+from pygments.lexer import Lexer
+
 from crystal_lsp.cli.common import (
     add_format,
     add_progress,
@@ -17,11 +19,12 @@ from crystal_lsp.cli.common import (
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
 from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import load_items
+from crystal_lsp.metric.datasets import Item, load_items
 from crystal_lsp.metric.disting import (
     AGGREGATES,
     EXACT_PAIR_LIMIT,
     PROTOCOLS,
+    MetricReport,
     PairSets,
     count_exact_pairs,
     exact_pairs,
@@ -36,6 +39,7 @@ from crystal_lsp.metric.registry import (
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import TriviallySharedSet
 from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.text.tokens import Tokens
 
 
 def add_parser(sub: Any) -> None:
@@ -115,11 +119,7 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     metrics = parse_metric_list(args.metric)
     smoothing = Smoothing.parse(args.smoothing)
     items = load_items(args.dataset)
-    langs = {it.lang for it in items if it.lang}
-    language = args.lang or (langs.pop() if len(langs) == 1 else None)
-    if language is None:
-        raise CrystalError("the dataset mixes languages or has none; choose one with --lang")
-    lexer = resolve_lexer(language)
+    lexer = _lexer(args, items)
     language = canonical_name(lexer)
     classes = [it.cls for it in items]
     train_idx = [i for i, it in enumerate(items) if it.split == "train"]
@@ -133,15 +133,7 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     if train is None:
         warn("the train split has fewer than two classes: no threshold classifier")
     needs_sset = any(m in NEEDS_SSET for m in metrics)
-    used: set[int] = set()
-    for pairs in (test, train):
-        if pairs is not None:
-            for hyp, refs in pairs.intra + pairs.inter:
-                used.add(hyp)
-                used.update(refs)
-    if needs_sset and not args.sset:
-        used.update(train_idx)
-    order = sorted(used)
+    order = _used_items(test, train, train_idx if needs_sset and not args.sset else [])
     enabled = progress_enabled(args)
     with progress_bar(len(order), "tokenizing", enabled) as update:
         streams = steps.tokenize_many(
@@ -151,37 +143,79 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
             progress=update,
         )
     tokens = dict(zip(order, streams))
-    sset: TriviallySharedSet | None = None
-    if needs_sset:
-        if args.sset:
-            sset = TriviallySharedSet.load(args.sset)
-        else:
-            if not train_idx:
-                raise CrystalError("the dataset has no train split to build S from; pass --sset")
-            sset = steps.build_sset(
-                (tokens[i].texts for i in train_idx),
-                args.k,
-                args.max_n,
-                language=language,
-                tokenizer=lexer_label(lexer),
-            )
+    sset = _sset(args, steps, tokens, train_idx, language, lexer) if needs_sset else None
     prepared = [
         PreparedItem(items[i].code, tokens[i]) if i in tokens else None for i in range(len(items))
     ]
     config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
-    reports = []
-    for name in metrics:
-        metric = steps.make_metric(name, config)
-        metric.prepare(prepared)
-        total = (
-            len(test.intra)
-            + len(test.inter)
-            + (len(train.intra) + len(train.inter) if train else 0)
-        )
-        with progress_bar(total, name, enabled) as update:
-            reports.append(steps.evaluate_metric(metric, test, train, args.aggregate, update))
+    reports = [
+        _evaluate(args, steps, name, config, prepared, test, train, enabled) for name in metrics
+    ]
     _print(args, reports, language, len(items), len(test_idx), len(train_idx), sset)
     return 0
+
+
+def _lexer(args: argparse.Namespace, items: list[Item]) -> Lexer:
+    """The lexer of ``--lang``, else of the one language all items are written in."""
+    langs = {it.lang for it in items if it.lang}
+    language = args.lang or (langs.pop() if len(langs) == 1 else None)
+    if language is None:
+        raise CrystalError("the dataset mixes languages or has none; choose one with --lang")
+    return resolve_lexer(language)
+
+
+def _used_items(test: PairSets, train: PairSets | None, extra: list[int]) -> list[int]:
+    """The items that need tokens: those in a pair, plus ``extra`` (S's train split)."""
+    used: set[int] = set()
+    for pairs in (test, train):
+        if pairs is not None:
+            for hyp, refs in pairs.intra + pairs.inter:
+                used.add(hyp)
+                used.update(refs)
+    used.update(extra)
+    return sorted(used)
+
+
+def _sset(
+    args: argparse.Namespace,
+    steps: Steps | EngineSteps,
+    tokens: dict[int, Tokens],
+    train_idx: list[int],
+    language: str,
+    lexer: Lexer,
+) -> TriviallySharedSet:
+    """S from ``--sset``, else built from the train split."""
+    if args.sset:
+        return TriviallySharedSet.load(args.sset)
+    if not train_idx:
+        raise CrystalError("the dataset has no train split to build S from; pass --sset")
+    return steps.build_sset(
+        (tokens[i].texts for i in train_idx),
+        args.k,
+        args.max_n,
+        language=language,
+        tokenizer=lexer_label(lexer),
+    )
+
+
+def _evaluate(
+    args: argparse.Namespace,
+    steps: Steps | EngineSteps,
+    name: str,
+    config: MetricConfig,
+    prepared: list[PreparedItem | None],
+    test: PairSets,
+    train: PairSets | None,
+    enabled: bool,
+) -> MetricReport:
+    """One metric's report on the test pairs (and its threshold from the train pairs)."""
+    metric = steps.make_metric(name, config)
+    metric.prepare(prepared)
+    total = (
+        len(test.intra) + len(test.inter) + (len(train.intra) + len(train.inter) if train else 0)
+    )
+    with progress_bar(total, name, enabled) as update:
+        return steps.evaluate_metric(metric, test, train, args.aggregate, update)
 
 
 def _fmt(x: float) -> str:

@@ -33,6 +33,23 @@ def add_parser(sub: Any) -> None:
         "  crystal-lsp score --jsonl pairs.jsonl --lang java --sset java.sset.json --format json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_inputs(p)
+    _add_metric_options(p)
+    p.add_argument(
+        "--sentences",
+        action="store_true",
+        help="in corpus mode, also print each pair's sentence-level scores",
+    )
+    p.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="refuse files larger than this"
+    )
+    add_format(p)
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    """What to score: files, a corpus of pairs or the paper's example, and their language."""
     p.add_argument(
         "--ref", action="append", default=[], metavar="FILE", help="reference file (repeatable)"
     )
@@ -52,6 +69,10 @@ def add_parser(sub: Any) -> None:
         "--lang",
         help="language (Pygments name or editor id); default: from the hypothesis file name",
     )
+
+
+def _add_metric_options(p: argparse.ArgumentParser) -> None:
+    """The metrics and their knobs: S (given or built), n-gram order, smoothing, comments."""
     p.add_argument(
         "--metric",
         default="bleu,crystalbleu",
@@ -77,17 +98,6 @@ def add_parser(sub: Any) -> None:
         help="NLTK smoothing, e.g. m0, m1:eps=0.1, m4:k=5 (default: m1:eps=0.0001)",
     )
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
-    p.add_argument(
-        "--sentences",
-        action="store_true",
-        help="in corpus mode, also print each pair's sentence-level scores",
-    )
-    p.add_argument(
-        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="refuse files larger than this"
-    )
-    add_format(p)
-    add_progress(p)
-    p.set_defaults(run=run)
 
 
 def _example_paths() -> tuple[str, list[str], str]:

@@ -1,43 +1,33 @@
 """LSP handlers, commands and the ``crystal/score`` request of :class:`CrystalServer`.
 
-Handlers name their first parameter ``ls`` (pygls injects the server by that name) and stay thin:
-they validate, then hand the work to the server or to a folder's worker thread.
+Handlers are module-level functions that validate their parameters and hand the work to the
+server's parts (documents, folders, indexer, ...) or to a folder's worker thread. ``@_feature``
+and ``@_command`` only record them; :func:`register` puts them on a server, so every
+``create_server()`` gets a fresh, fully registered one. Handlers name their first parameter
+``ls`` (pygls injects the server by that name), and their annotations are imported at runtime
+because pygls structures command arguments from them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 import uuid
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import to_fs_path
 
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.server import score_request
 from crystal_lsp.server.actions import SHOW_DOCUMENT, code_actions
 from crystal_lsp.server.app import CrystalServer
 from crystal_lsp.server.diagnostics import LocationRanges
 from crystal_lsp.server.hover import hover_markdown
-from crystal_lsp.server.positions import TextIndex
-from crystal_lsp.server.scoring import (
-    Piece,
-    ScoreError,
-    make_piece,
-    parse_metrics,
-    parse_range,
-    reference_specs,
-    resolve_language,
-    score_pieces,
-    sset_for,
-)
+from crystal_lsp.server.scoring import ScoreError, parse_range, resolve_language, sset_for
 from crystal_lsp.server.settings import SECTION
-from crystal_lsp.server.workspace import Folder, submit
-from crystal_lsp.text.sources import SkippedFile, read_source
+from crystal_lsp.server.workspace import submit
 
 log = logging.getLogger(__name__)
 
@@ -47,220 +37,267 @@ SCORE_TEXT = "crystal.scoreText"
 SHOW_TRIVIAL = "crystal.showTrivialNgrams"
 REBUILD = "crystal.rebuildIndex"
 
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+_FEATURES: list[tuple[str, Any, Callable[..., Any]]] = []
+_COMMANDS: list[tuple[str, Callable[..., Any]]] = []
+
+
+def _feature(method: str, options: Any = None) -> Callable[[Handler], Handler]:
+    def record(handler: Handler) -> Handler:
+        _FEATURES.append((method, options, handler))
+        return handler
+
+    return record
+
+
+def _command(name: str) -> Callable[[Handler], Handler]:
+    def record(handler: Handler) -> Handler:
+        _COMMANDS.append((name, handler))
+        return handler
+
+    return record
+
 
 def register(server: CrystalServer) -> None:
-    """Register every handler on ``server``."""
+    """Register every handler and command of this module on ``server``."""
+    for method, options, handler in _FEATURES:
+        server.feature(method, options)(handler)
+    for name, handler in _COMMANDS:
+        server.command(name)(handler)
 
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: CrystalServer, params: types.InitializeParams) -> None:
-        options = params.initialization_options
-        settings = None
-        if isinstance(options, dict):
-            # {"settings": {...}}, or {"crystalLsp": {...}} as Helix sends its `config`
-            settings = options.get("settings", options.get(SECTION))
-        if options is not None and not isinstance(options, dict):
-            ls.tell_once("initializationOptions must be an object; ignored")
-        ls.init_settings = settings
 
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: CrystalServer, params: types.InitializedParams) -> None:
-        ls.loop = asyncio.get_running_loop()
-        uris = list(ls.workspace.folders)
-        if not uris and ls.workspace.root_uri:
-            uris = [ls.workspace.root_uri]
+# ---------------------------------------------------------------------- lifecycle
+@_feature(types.INITIALIZE)
+def initialize(ls: CrystalServer, params: types.InitializeParams) -> None:
+    """Keep the settings of ``initializationOptions``."""
+    options = params.initialization_options
+    settings = None
+    if isinstance(options, dict):
+        # {"settings": {...}}, or {"crystalLsp": {...}} as Helix sends its `config`
+        settings = options.get("settings", options.get(SECTION))
+    if options is not None and not isinstance(options, dict):
+        ls.tell_once("initializationOptions must be an object; ignored")
+    ls.configuration.init_settings = settings
+
+
+@_feature(types.INITIALIZED)
+async def initialized(ls: CrystalServer, params: types.InitializedParams) -> None:
+    """Pull the settings, start indexing the folders, register for changes."""
+    ls.loop = asyncio.get_running_loop()
+    uris = list(ls.workspace.folders)
+    if not uris and ls.workspace.root_uri:
+        uris = [ls.workspace.root_uri]
+    try:
+        await ls.configuration.pull(uris)
+        for uri in uris:
+            ls.folders.add(uri)
+    finally:
+        ls.initialized.set()
+    await _register_capabilities(ls)
+
+
+@_feature(types.SHUTDOWN)
+async def shutdown(ls: CrystalServer, params: Any) -> None:
+    """Stop checks and builds; save the folders' pair scores for the next start."""
+    ls.stopping = True
+    ls.documents.cancel_all()
+    ls.indexer.supersede_all()
+    for folder in list(ls.folders.by_uri.values()):
         try:
-            await ls.pull_settings(uris)
-            for uri in uris:
-                ls.add_folder(uri)
-        finally:
-            ls.initialized.set()
-        await _register_capabilities(ls)
+            await asyncio.wait_for(submit(folder, folder.save_scores), 10)
+        except Exception as exc:  # best effort: the next start scores again
+            log.info("could not save the pair scores of %s: %s", folder.name, exc)
 
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(ls: CrystalServer, params: Any) -> None:
-        ls.stopping = True
-        for state in ls.docs.values():
-            if state.task is not None:
-                state.task.cancel()
-        for job in ls.builds.values():
-            job.superseded = True
-            job.cancel.set()
-        for folder in list(ls.folders.values()):
-            try:
-                await asyncio.wait_for(submit(folder, folder.save_scores), 10)
-            except Exception as exc:  # best effort: the next start scores again
-                log.info("could not save the pair scores of %s: %s", folder.name, exc)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: CrystalServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, delay=0.0)
+# ---------------------------------------------------------------------- documents and files
+@_feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: CrystalServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Check an opened document at once."""
+    ls.documents.schedule(params.text_document.uri, delay=0.0)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: CrystalServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: CrystalServer, params: types.DidSaveTextDocumentParams) -> None:
-        ls.disk_changed({params.text_document.uri: {types.FileChangeType.Changed}})
+@_feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: CrystalServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Check an edited document after the debounce delay."""
+    ls.documents.schedule(params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: CrystalServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.close(params.text_document.uri)
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def watched(ls: CrystalServer, params: types.DidChangeWatchedFilesParams) -> None:
-        changes: dict[str, set[types.FileChangeType]] = {}
-        for change in params.changes:
-            changes.setdefault(change.uri, set()).add(change.type)
-        ls.disk_changed(changes)
+@_feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: CrystalServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A saved document changed on disk."""
+    ls.watcher.changed({params.text_document.uri: {types.FileChangeType.Changed}})
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def configuration(ls: CrystalServer, params: types.DidChangeConfigurationParams) -> None:
-        if ls._caps("workspace", "configuration"):
-            await ls.pull_settings()
-        else:
-            ls.apply_settings_from(params.settings)
-        await ls.reconfigure()
 
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def folders(ls: CrystalServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        for removed in params.event.removed:
-            ls.remove_folder(removed.uri)
-        added = [f.uri for f in params.event.added]
-        if added:
-            await ls.pull_settings([*ls.folders, *added])
-        for uri in added:
-            ls.add_folder(uri)
-        for uri in list(ls.docs):
-            if ls.open_document(uri) is not None:
-                ls.schedule(uri, delay=0.0)
+@_feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: CrystalServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Clear a closed document's diagnostics."""
+    ls.documents.close(params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: CrystalServer, params: types.HoverParams) -> types.Hover | None:
-        state = ls.docs.get(params.text_document.uri)
-        if state is None or state.result is None or state.index is None or not state.flags:
-            return None
-        offset = state.index.offset_at(params.position)
-        hits = [f for f in state.flags if f.start <= offset <= f.end]
-        if not hits:
-            return None
-        flag = min(hits, key=lambda f: (f.end - f.start, f.start))
-        folder = ls.folder_for(state.uri)
-        text = await submit(folder, hover_markdown, folder, state.result, flag)
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-            range=flag.range,
-        )
 
-    @server.feature(
-        types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+@_feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: CrystalServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """Refresh the indexes of the folders with changed files."""
+    changes: dict[str, set[types.FileChangeType]] = {}
+    for change in params.changes:
+        changes.setdefault(change.uri, set()).add(change.type)
+    ls.watcher.changed(changes)
+
+
+# ---------------------------------------------------------------------- workspace
+@_feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(
+    ls: CrystalServer, params: types.DidChangeConfigurationParams
+) -> None:
+    """Read the settings again; rebuild or re-check what they change."""
+    if ls.caps("workspace", "configuration"):
+        await ls.configuration.pull(list(ls.folders.by_uri))
+    else:
+        ls.configuration.apply(params.settings, list(ls.folders.by_uri))
+    ls.folders.reconfigure()
+
+
+@_feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_workspace_folders(
+    ls: CrystalServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
+    """Drop removed folders, index added ones, check open documents again."""
+    for removed in params.event.removed:
+        ls.folders.remove(removed.uri)
+    added = [f.uri for f in params.event.added]
+    if added:
+        await ls.configuration.pull([*ls.folders.by_uri, *added])
+    for uri in added:
+        ls.folders.add(uri)
+    ls.documents.recheck_open()
+
+
+# ---------------------------------------------------------------------- hover and code actions
+@_feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: CrystalServer, params: types.HoverParams) -> types.Hover | None:
+    """Describe the innermost flagged copy under the cursor."""
+    state = ls.documents.docs.get(params.text_document.uri)
+    if state is None or state.result is None or state.index is None or not state.flags:
+        return None
+    offset = state.index.offset_at(params.position)
+    hits = [f for f in state.flags if f.start <= offset <= f.end]
+    if not hits:
+        return None
+    flag = min(hits, key=lambda f: (f.end - f.start, f.start))
+    folder = ls.folders.folder_for(state.uri)
+    text = await submit(folder, hover_markdown, folder, state.result, flag)
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+        range=flag.range,
     )
-    async def actions(ls: CrystalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        state = ls.docs.get(params.text_document.uri)
-        if state is None or state.result is None or state.index is None or not state.flags:
-            return []
-        folder = ls.folder_for(state.uri)
-        ranges = LocationRanges(folder, ls.workspace.position_codec)
-        return await submit(
-            folder,
-            code_actions,
-            ranges,
-            state.uri,
-            state.index,
-            state.flags,
-            params.range,
-            list(params.context.diagnostics),
-            state.result.language,
-        )
 
-    @server.command(SHOW_DOCUMENT)
-    async def show_document(ls: CrystalServer, *args: Any) -> Any:
-        if len(args) != 2 or not isinstance(args[0], str):
-            raise JsonRpcInvalidParams("expected arguments [uri, range]")
-        try:
-            selection = parse_range(args[1])
-        except ScoreError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        if not ls._caps("window", "show_document", "support"):
-            return {"uri": args[0], "range": args[1], "shown": False}
-        shown = await ls.window_show_document_async(
-            types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
-        )
-        return {"uri": args[0], "range": args[1], "shown": bool(shown and shown.success)}
 
-    @server.feature(SCORE)
-    async def score(ls: CrystalServer, params: Any) -> dict[str, Any]:
-        return await _score(ls, _mapping(params, SCORE))
+@_feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+)
+async def code_action(ls: CrystalServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Quick fixes of the flagged copies in a range."""
+    state = ls.documents.docs.get(params.text_document.uri)
+    if state is None or state.result is None or state.index is None or not state.flags:
+        return []
+    folder = ls.folders.folder_for(state.uri)
+    ranges = LocationRanges(folder, ls.workspace.position_codec)
+    return await submit(
+        folder,
+        code_actions,
+        ranges,
+        state.uri,
+        state.index,
+        state.flags,
+        params.range,
+        list(params.context.diagnostics),
+        state.result.language,
+    )
 
-    @server.command(SCORE_SELECTION)
-    async def score_selection(ls: CrystalServer, *args: Any) -> dict[str, Any]:
-        arg = _single(args, SCORE_SELECTION)
-        if not isinstance(arg.get("uri"), str) or "range" not in arg:
-            raise JsonRpcInvalidParams(f"{SCORE_SELECTION}: expected {{uri, range, references}}")
-        return await _score(
-            ls,
-            {
-                "hypothesis": {"uri": arg["uri"], "range": arg["range"]},
-                "references": arg.get("references", "auto"),
-                "language": arg.get("language"),
-                "metrics": arg.get("metrics"),
-            },
-        )
 
-    @server.command(SCORE_TEXT)
-    async def score_text(ls: CrystalServer, *args: Any) -> dict[str, Any]:
-        arg = _single(args, SCORE_TEXT)
-        if not isinstance(arg.get("text"), str):
-            raise JsonRpcInvalidParams(f"{SCORE_TEXT}: expected {{text, language, references}}")
-        return await _score(
-            ls,
-            {
-                "hypothesis": {"text": arg["text"]},
-                "references": arg.get("references", "auto"),
-                "language": arg.get("language"),
-                "metrics": arg.get("metrics"),
-            },
-        )
+@_command(SHOW_DOCUMENT)
+async def show_document(ls: CrystalServer, *args: Any) -> Any:
+    """Show a location of a copy in the editor (``[uri, range]``)."""
+    if len(args) != 2 or not isinstance(args[0], str):
+        raise JsonRpcInvalidParams("expected arguments [uri, range]")
+    try:
+        selection = parse_range(args[1])
+    except ScoreError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    if not ls.caps("window", "show_document", "support"):
+        return {"uri": args[0], "range": args[1], "shown": False}
+    shown = await ls.window_show_document_async(
+        types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
+    )
+    return {"uri": args[0], "range": args[1], "shown": bool(shown and shown.success)}
 
-    @server.command(SHOW_TRIVIAL)
-    async def show_trivial(ls: CrystalServer, *args: Any) -> dict[str, Any]:
-        arg = _single(args, SHOW_TRIVIAL)
-        top = arg.get("top", 50)
-        if not isinstance(top, int) or isinstance(top, bool) or top < 0:
-            raise JsonRpcInvalidParams(f"{SHOW_TRIVIAL}: top must be a whole number >= 0")
-        try:
-            language = resolve_language(arg.get("language"), None, "")
-        except ScoreError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        if not arg.get("language"):
-            raise JsonRpcInvalidParams(f"{SHOW_TRIVIAL}: language is required")
-        folder = _folder_with(ls, language)
-        await ls.ready(folder)
-        sset = await submit(folder, sset_for, folder, language)
-        return {
-            "language": language,
-            "k": sset.k,
-            "fingerprint": sset.fingerprint(),
-            "ngrams": [{"ngram": list(g), "count": int(c)} for g, c in sset.top(top)],
-        }
 
-    @server.command(REBUILD)
-    async def rebuild(ls: CrystalServer, *args: Any) -> dict[str, Any]:
-        started = time.perf_counter()
-        folders = list(ls.folders.values())
-        tasks = [ls.start_build(folder) for folder in folders]
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-        files = sum(
-            sum(1 for s in folder.index.files.values() if not s.override) for folder in folders
-        )
-        return {"files": files, "seconds": round(time.perf_counter() - started, 3)}
+# ---------------------------------------------------------------------- scoring
+@_feature(SCORE)
+async def score(ls: CrystalServer, params: Any) -> dict[str, Any]:
+    """The ``crystal/score`` request."""
+    return await score_request.score(ls, _mapping(params, SCORE))
+
+
+@_command(SCORE_SELECTION)
+async def score_selection(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """``crystal/score`` of a selection in a document."""
+    arg = _single(args, SCORE_SELECTION)
+    if not isinstance(arg.get("uri"), str) or "range" not in arg:
+        raise JsonRpcInvalidParams(f"{SCORE_SELECTION}: expected {{uri, range, references}}")
+    hypothesis = {"uri": arg["uri"], "range": arg["range"]}
+    return await score_request.score(ls, _score_params(hypothesis, arg))
+
+
+@_command(SCORE_TEXT)
+async def score_text(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """``crystal/score`` of a text."""
+    arg = _single(args, SCORE_TEXT)
+    if not isinstance(arg.get("text"), str):
+        raise JsonRpcInvalidParams(f"{SCORE_TEXT}: expected {{text, language, references}}")
+    return await score_request.score(ls, _score_params({"text": arg["text"]}, arg))
+
+
+@_command(SHOW_TRIVIAL)
+async def show_trivial(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """The most frequent n-grams of a language's trivially shared set S."""
+    arg = _single(args, SHOW_TRIVIAL)
+    top = arg.get("top", 50)
+    if not isinstance(top, int) or isinstance(top, bool) or top < 0:
+        raise JsonRpcInvalidParams(f"{SHOW_TRIVIAL}: top must be a whole number >= 0")
+    try:
+        language = resolve_language(arg.get("language"), None, "")
+    except ScoreError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
+    if not arg.get("language"):
+        raise JsonRpcInvalidParams(f"{SHOW_TRIVIAL}: language is required")
+    folder = score_request.folder_with_language(ls, language)
+    await ls.indexer.ready(folder)
+    sset = await submit(folder, sset_for, folder, language)
+    return {
+        "language": language,
+        "k": sset.k,
+        "fingerprint": sset.fingerprint(),
+        "ngrams": [{"ngram": list(g), "count": int(c)} for g, c in sset.top(top)],
+    }
+
+
+@_command(REBUILD)
+async def rebuild(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """Rebuild every folder's index; answer when all are done."""
+    started = time.perf_counter()
+    folders = list(ls.folders.by_uri.values())
+    tasks = [ls.indexer.start_build(folder) for folder in folders]
+    if tasks:
+        await asyncio.gather(*tasks, return_exceptions=True)
+    files = sum(sum(1 for s in folder.index.files.values() if not s.override) for folder in folders)
+    return {"files": files, "seconds": round(time.perf_counter() - started, 3)}
 
 
 async def _register_capabilities(ls: CrystalServer) -> None:
     registrations = []
-    if ls._caps("workspace", "did_change_configuration", "dynamic_registration"):
+    if ls.caps("workspace", "did_change_configuration", "dynamic_registration"):
         registrations.append(
             types.Registration(
                 id=str(uuid.uuid4()),
@@ -268,7 +305,7 @@ async def _register_capabilities(ls: CrystalServer) -> None:
                 register_options=types.DidChangeConfigurationRegistrationOptions(section=SECTION),
             )
         )
-    if ls._caps("workspace", "did_change_watched_files", "dynamic_registration"):
+    if ls.caps("workspace", "did_change_watched_files", "dynamic_registration"):
         registrations.append(
             types.Registration(
                 id=str(uuid.uuid4()),
@@ -288,6 +325,16 @@ async def _register_capabilities(ls: CrystalServer) -> None:
         log.info("client/registerCapability failed: %s", exc)
 
 
+def _score_params(hypothesis: dict[str, Any], arg: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``crystal/score`` parameters of a scoring command's argument."""
+    return {
+        "hypothesis": hypothesis,
+        "references": arg.get("references", "auto"),
+        "language": arg.get("language"),
+        "metrics": arg.get("metrics"),
+    }
+
+
 def _mapping(params: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(params, Mapping):
         raise JsonRpcInvalidParams(f"{what}: parameters must be an object")
@@ -298,115 +345,3 @@ def _single(args: tuple[Any, ...], what: str) -> Mapping[str, Any]:
     if len(args) != 1 or not isinstance(args[0], Mapping):
         raise JsonRpcInvalidParams(f"{what}: expected one object argument")
     return args[0]
-
-
-def _folder_with(ls: CrystalServer, language: str) -> Folder:
-    """The folder with the most indexed files of a language (else the first, else detached)."""
-    best: Folder | None = None
-    count = -1
-    for folder in ls.folders.values():
-        n = sum(1 for s in folder.index.files.values() if s.entry.language == language)
-        if n > count:
-            best, count = folder, n
-    if best is not None:
-        return best
-    return ls.folder_for("untitled:crystal")
-
-
-def _main_language(folder: Folder) -> str | None:
-    counts: dict[str, int] = {}
-    for state in folder.index.files.values():
-        if not state.override:
-            counts[state.entry.language] = counts.get(state.entry.language, 0) + 1
-    return max(sorted(counts), key=lambda k: counts[k]) if counts else None
-
-
-def _spec_text(
-    ls: CrystalServer, spec: Mapping[str, Any], what: str
-) -> tuple[str, str | None, str]:
-    """``(text, uri, language id)`` of a hypothesis or reference spec (loop thread)."""
-    if "text" in spec:
-        if not isinstance(spec["text"], str):
-            raise ScoreError(f"{what}: text must be a string")
-        return spec["text"], None, ""
-    uri = spec.get("uri")
-    if not isinstance(uri, str):
-        raise ScoreError(f"{what}: needs text or uri")
-    doc = ls.open_document(uri)
-    if doc is not None:
-        return doc.source, uri, doc.language_id or ""
-    path = to_fs_path(uri)
-    if path is None:
-        raise ScoreError(f"{what}: {uri} is neither open nor a file")
-    try:
-        return read_source(path).text, uri, ""
-    except SkippedFile as exc:
-        raise ScoreError(f"{what}: {exc}") from None
-
-
-async def _score(ls: CrystalServer, params: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        return await _score_or_fail(ls, params)
-    except (ScoreError, CrystalError) as exc:
-        raise JsonRpcInvalidParams(str(exc)) from None
-
-
-async def _score_or_fail(ls: CrystalServer, params: Mapping[str, Any]) -> dict[str, Any]:
-    spec = params.get("hypothesis")
-    if not isinstance(spec, Mapping):
-        raise ScoreError("hypothesis must be an object with text or uri (and range)")
-    refs = reference_specs(params.get("references"))
-    metrics = parse_metrics(params.get("metrics"))
-    text, uri, language_id = _spec_text(ls, spec, "hypothesis")
-    rng = parse_range(spec["range"]) if spec.get("range") is not None else None
-    filename = os.path.basename(to_fs_path(uri) or "") if uri else None
-    language = resolve_language(params.get("language") or None, filename, text)
-    if not params.get("language") and language == "generic" and language_id:
-        language = resolve_language(language_id, None, text)
-    codec = ls.workspace.position_codec
-    folder = ls.folder_for(uri) if uri else _folder_with(ls, language)
-    await ls.ready(folder)
-    if not params.get("language") and language == "generic":
-        # too little text to tell: the language most of the folder is written in
-        language = _main_language(folder) or language
-    hypothesis = make_piece("hypothesis", uri, text, rng, language, codec)
-    pieces: list[Piece] = []
-    for k, ref in enumerate(refs or []):
-        ref_text, ref_uri, _ = _spec_text(ls, ref, f"references[{k}]")
-        ref_range = parse_range(ref["range"]) if ref.get("range") is not None else None
-        label = ref.get("label") if isinstance(ref.get("label"), str) else None
-        pieces.append(
-            make_piece(
-                label or (ref_uri or f"reference {k + 1}"),
-                ref_uri,
-                ref_text,
-                ref_range,
-                language,
-                codec,
-            )
-        )
-    skip: tuple[str, int, int] | None = None
-    if uri is not None and refs is None:
-        path, _ = folder.display_path(uri, to_fs_path(uri))
-        index = TextIndex(text, codec)
-        if rng is None:
-            skip = (path, 1, 10**9)
-        else:
-            skip = (
-                path,
-                index.core_line(index.offset_at(rng.start)),
-                index.core_line(index.offset_at(rng.end)),
-            )
-
-    def work() -> dict[str, Any]:
-        started = time.perf_counter()
-        sset = sset_for(folder, language)
-        references = pieces
-        if refs is None:
-            crystal = ls.auto.metric(folder, language, sset)
-            references = ls.auto.find(folder, language, hypothesis, crystal, skip, codec)
-        result = score_pieces(hypothesis, references, sset, folder, language, metrics)
-        log.debug("scored in %.1f ms", (time.perf_counter() - started) * 1000)
-        return result
-
-    return await submit(folder, work)
