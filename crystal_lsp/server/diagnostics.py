@@ -15,8 +15,9 @@ from lsprotocol import types
 
 from crystal_lsp.clones.findings import Finding, Location, Pair
 from crystal_lsp.clones.similarity import Similarity
+from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.positions import Codec, TextIndex
-from crystal_lsp.server.workspace import DocResult, Folder
+from crystal_lsp.server.workspace import Folder
 
 CODE = "near-duplicate"
 SOURCE = "crystal"

@@ -19,9 +19,10 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
+from crystal_lsp.server.buffers import DocResult, DocumentSnapshot
 from crystal_lsp.server.diagnostics import Flag, diagnostics_of, flags_of
 from crystal_lsp.server.positions import TextIndex
-from crystal_lsp.server.workspace import DocResult, DocumentSnapshot, Folder, submit
+from crystal_lsp.server.workspace import Folder, submit
 
 if TYPE_CHECKING:
     from crystal_lsp.server.app import CrystalServer

@@ -6,8 +6,9 @@ The shared n-grams are the non-trivial ones (not in the language's S set), so th
 
 from __future__ import annotations
 
+from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.diagnostics import Flag, describe, signature_of
-from crystal_lsp.server.workspace import DocResult, Folder
+from crystal_lsp.server.workspace import Folder
 
 MAX_NGRAMS = 8
 

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
+import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from crystal_lsp.clones.settings import ScanConfig
-from crystal_lsp.server.workspace import BuildProgress, Folder, IndexingCancelled, submit
+from crystal_lsp.server.workspace import Folder, submit
 
 if TYPE_CHECKING:
     from crystal_lsp.server.app import CrystalServer
@@ -26,6 +29,55 @@ log = logging.getLogger(__name__)
 
 PROGRESS_TITLE = "crystal: indexing"
 CANCELLED = "indexing cancelled (run the command crystal.rebuildIndex to index)"
+
+
+HOLD_ENV = "CRYSTAL_LSP_TEST_HOLD_INDEXING"
+"""Test seam: when set, indexing waits at its start until it is cancelled (e2e tests)."""
+
+
+_HELD = threading.Event()
+
+
+class BuildProgress:
+    """Turns the index's ``(phase, done, total)`` callbacks into throttled reports.
+
+    ``report(message, percentage)`` is called at most every ``interval`` seconds (and for the
+    first and last step); ``cancelled`` is checked at every callback.
+    """
+
+    WEIGHTS = (("listing", 0, 5), ("tokenizing", 5, 85), ("S sets", 85, 99), ("ready", 100, 100))
+
+    def __init__(
+        self,
+        report: Callable[[str, int], None],
+        cancelled: threading.Event,
+        interval: float = 0.2,
+    ) -> None:
+        self.report = report
+        self.cancelled = cancelled
+        self.interval = interval
+        self._last = 0.0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if os.environ.get(HOLD_ENV) and not _HELD.is_set():
+            _HELD.set()  # only the first build of the process waits
+            self.cancelled.wait(60)
+        if self.cancelled.is_set():
+            raise IndexingCancelled
+        lo, hi = 0, 100
+        for prefix, start, end in self.WEIGHTS:
+            if phase.startswith(prefix):
+                lo, hi = start, end
+                break
+        percentage = lo + (hi - lo) * done // max(1, total)
+        now = time.monotonic()
+        if now - self._last >= self.interval or done in (0, total):
+            self._last = now
+            self.report(f"{phase} {done}/{total}" if total > 1 else phase, percentage)
+
+
+class IndexingCancelled(Exception):
+    """The client cancelled the indexing progress."""
 
 
 @dataclass

@@ -242,30 +242,30 @@ class AutoReferences:
             if len(scored) >= AUTO_CANDIDATES:
                 break
         scored.sort(key=lambda x: (-x[0], x[1], x[2].first_line))
-        out = []
-        for _, path, meta in scored[:AUTO_KEEP]:
-            heavy = folder.index.heavy(path)
-            text = folder.text_of(path) or ""
-            index = TextIndex(text, codec)
-            rng = index.range(meta.first_line, meta.first_col, meta.last_line, meta.last_col)
-            what = f"{meta.kind} {meta.name}".strip()
-            tokens = heavy.texts[meta.start : meta.end]
-            starts = heavy.starts[meta.start : meta.end]
-            out.append(
-                Piece(
-                    f"{path}:{meta.first_line} ({what})",
-                    folder.uri_of(path),
-                    text,
-                    starts[0],
-                    starts[-1] + len(tokens[-1]),
-                    rng,
-                    tokens,
-                    starts,
-                    heavy.cats[meta.start : meta.end],
-                    index,
-                )
-            )
-        return out
+        return [_reference(folder, path, meta, codec) for _, path, meta in scored[:AUTO_KEEP]]
+
+
+def _reference(folder: Folder, path: str, meta: SnippetMeta, codec: Codec | None) -> Piece:
+    """An indexed snippet as a scored reference."""
+    heavy = folder.index.heavy(path)
+    text = folder.text_of(path) or ""
+    index = TextIndex(text, codec)
+    rng = index.range(meta.first_line, meta.first_col, meta.last_line, meta.last_col)
+    what = f"{meta.kind} {meta.name}".strip()
+    tokens = heavy.texts[meta.start : meta.end]
+    starts = heavy.starts[meta.start : meta.end]
+    return Piece(
+        f"{path}:{meta.first_line} ({what})",
+        folder.uri_of(path),
+        text,
+        starts[0],
+        starts[-1] + len(tokens[-1]),
+        rng,
+        tokens,
+        starts,
+        heavy.cats[meta.start : meta.end],
+        index,
+    )
 
 
 def matches(

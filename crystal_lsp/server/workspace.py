@@ -22,23 +22,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.finder import CloneFinder
-from crystal_lsp.clones.findings import Finding, Location, Pair, sort_findings
-from crystal_lsp.clones.grouping import components
+from crystal_lsp.clones.findings import Finding, Location
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK
+from crystal_lsp.server.buffers import Buffer, DocResult, DocumentSnapshot, entry_summary, present
+from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK, Entry
 from crystal_lsp.text.fingerprints import content_sha
 from crystal_lsp.text.incremental import IncrementalEntry
 from crystal_lsp.text.lexers import (
@@ -54,11 +53,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Progress = Callable[[str, int, int], None]
-HOLD_ENV = "CRYSTAL_LSP_TEST_HOLD_INDEXING"
-"""Test seam: when set, indexing waits at its start until it is cancelled (e2e tests)."""
-
-
-_HELD = threading.Event()
 
 
 def not_own_disk_version(a: str, b: str) -> bool:
@@ -78,57 +72,6 @@ def buffer_finder(index: RepoIndex) -> CloneFinder:
     save time.
     """
     return CloneFinder(index, pair_filter=not_own_disk_version, memoize_retrieval=True)
-
-
-class IndexingCancelled(Exception):
-    """The client cancelled the indexing progress."""
-
-
-@dataclass(frozen=True)
-class DocumentSnapshot:
-    """What the worker needs of an open document, copied on the event loop."""
-
-    uri: str
-    version: int | None
-    text: str
-    language_id: str
-    fs_path: str | None
-
-
-@dataclass
-class Buffer:
-    """An open document of a folder (worker-thread state)."""
-
-    uri: str
-    path: str
-    """Display path: relative to the folder root, else absolute, else the URI."""
-    relative: bool
-    entry: IncrementalEntry | None = None
-    sha: str = ""
-    injected: bool = False
-
-    @property
-    def key(self) -> str:
-        """The index key of the buffer's content when it differs from the disk."""
-        return "\0" + self.path
-
-
-@dataclass
-class DocResult:
-    """The outcome of checking one document version."""
-
-    uri: str
-    version: int | None
-    path: str
-    skip: str | None = None
-    """Why the document gets no diagnostics (logged once), or None."""
-    quiet: bool = False
-    """The skip needs no log line (an empty document)."""
-    language: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    entry: IncrementalEntry | None = None
-    prepare: bool = False
-    """The buffer was checked as its indexed file and still needs tokenizing for edits."""
 
 
 @dataclass
@@ -314,16 +257,7 @@ class Folder:
             if buffer is not None:
                 self._uninject(buffer)
             buffer = self.buffers[doc.uri] = Buffer(doc.uri, path, relative)
-        skip = self._skip_reason(doc, path, relative)
-        language = self._language(doc, path) if skip is None else None
-        if skip is None and language is None:
-            skip = f"unknown language (language id {doc.language_id!r})"
-        if skip is None and language is not None and not self._wanted(language):
-            skip = (
-                f"language {language} is not in crystalLsp.languages"
-                if self.config.languages
-                else f"{language} is not a programming language crystal checks"
-            )
+        skip, language = self._checkable(doc, path, relative)
         if skip is not None or language is None:
             self._uninject(buffer)
             buffer.entry = None
@@ -339,14 +273,43 @@ class Folder:
             result.prepare = True
             if on_disk.entry.status != OK:
                 return self._status_skip(result, on_disk.entry.status)
-            found = self.finder.find({path: None}).get(on_disk.entry.language)
-            result.findings = self._present(found.findings if found is not None else [])
-            return result
+            return self._find(result, path, on_disk.entry.language)
+        entry = self._tokenized(buffer, doc.text, language, on_disk if clean else None)
+        result.entry = buffer.entry
+        if entry.status != OK:
+            self._uninject(buffer)
+            return self._status_skip(result, entry.status)
+        if clean:
+            self._uninject(buffer)
+            return self._find(result, path, entry.language)
+        self._inject(buffer)
+        return self._find(result, buffer.key, entry.language)
+
+    def _checkable(
+        self, doc: DocumentSnapshot, path: str, relative: bool
+    ) -> tuple[str | None, str | None]:
+        """Why a document gets no diagnostics (or None), and its language."""
+        skip = self._skip_reason(doc, path, relative)
+        language = self._language(doc, path) if skip is None else None
+        if skip is None and language is None:
+            skip = f"unknown language (language id {doc.language_id!r})"
+        if skip is None and language is not None and not self._wanted(language):
+            skip = (
+                f"language {language} is not in crystalLsp.languages"
+                if self.config.languages
+                else f"{language} is not a programming language crystal checks"
+            )
+        return skip, language
+
+    def _tokenized(
+        self, buffer: Buffer, text: str, language: str, on_disk: FileState | None
+    ) -> Entry:
+        """The buffer's entry for ``text``, re-lexed incrementally when it can be."""
 
         def tokenized() -> IncrementalEntry:
             return IncrementalEntry(
-                path,
-                doc.text,
+                buffer.path,
+                text,
                 language,
                 min_tokens=self.config.min_tokens,
                 min_lines=self.config.min_lines,
@@ -355,27 +318,20 @@ class Folder:
         if buffer.entry is None or buffer.entry.language != language:
             buffer.entry = tokenized()
         else:
-            buffer.entry = buffer.entry.update(doc.text)
-        if (
-            clean
-            and on_disk is not None
-            and _summary(buffer.entry.entry) != _summary(on_disk.entry)
+            buffer.entry = buffer.entry.update(text)
+        if on_disk is not None and entry_summary(buffer.entry.entry) != entry_summary(
+            on_disk.entry
         ):
             # the buffer equals the file: its incremental entry must equal the indexed one
-            log.warning("re-tokenizing %s: its incremental tokens diverged from the file's", path)
+            log.warning(
+                "re-tokenizing %s: its incremental tokens diverged from the file's", buffer.path
+            )
             buffer.entry = tokenized()
-        result.entry = buffer.entry
-        entry = buffer.entry.entry
-        if entry.status != OK:
-            self._uninject(buffer)
-            return self._status_skip(result, entry.status)
-        if clean:
-            self._uninject(buffer)
-            focus = path
-        else:
-            self._inject(buffer)
-            focus = buffer.key
-        found = self.finder.find({focus: None}).get(entry.language)
+        return buffer.entry.entry
+
+    def _find(self, result: DocResult, focus: str, language: str) -> DocResult:
+        """The findings of one indexed file (or buffer key), as the user sees them."""
+        found = self.finder.find({focus: None}).get(language)
         result.findings = self._present(found.findings if found is not None else [])
         return result
 
@@ -417,21 +373,8 @@ class Folder:
         return None
 
     def _present(self, findings: Iterable[Finding]) -> list[Finding]:
-        """Findings as the user sees them: buffer keys become paths, stale disk copies go."""
-        stale = {b.path for b in self.buffers.values() if b.injected and b.relative}
-        names = {b.key: b.path for b in self.buffers.values() if b.injected}
-        out: list[Finding] = []
-        for finding in findings:
-            keep = [i for i, loc in enumerate(finding.locations) if loc.path not in stale]
-            if len(keep) < 2:
-                continue
-            if len(keep) == len(finding.locations) and not any(
-                loc.path in names for loc in finding.locations
-            ):
-                out.append(finding)
-                continue
-            out.extend(_regroup(finding, keep, names))
-        return sort_findings(out)
+        """Findings as the user sees them (:func:`crystal_lsp.server.buffers.present`)."""
+        return present(findings, self.buffers)
 
     # ------------------------------------------------------------------ disk changes
     def refresh(self, relist: bool) -> None:
@@ -510,89 +453,6 @@ class Folder:
             self.store.close()
         except Exception:  # pragma: no cover - closing is best effort
             log.debug("closing the cache of %s failed", self.name, exc_info=True)
-
-
-def _summary(entry: Any) -> tuple[Any, ...]:
-    """What must agree between a buffer's entry and the indexed entry of the same content."""
-    return (
-        entry.language,
-        entry.status,
-        entry.token_count,
-        [(m.start, m.end, m.sha, m.norm_sha, m.first_line, m.last_line) for m in entry.snippets],
-    )
-
-
-def _regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[Finding]:
-    """Split a finding restricted to ``keep`` into its connected clone classes."""
-    position = {old: new for new, old in enumerate(keep)}
-    locations = [
-        replace(
-            finding.locations[i],
-            path=names.get(finding.locations[i].path, finding.locations[i].path),
-        )
-        for i in keep
-    ]
-    pairs = [
-        Pair(position[p.a], position[p.b], p.similarity, p.crystalbleu, p.bleu)
-        for p in finding.pairs
-        if p.a in position and p.b in position
-    ]
-    groups = components(len(locations), [(p.a, p.b) for p in pairs])
-    out = []
-    for members in groups:
-        if len(members) < 2:
-            continue
-        index = {old: new for new, old in enumerate(members)}
-        out.append(
-            Finding(
-                finding.language,
-                [locations[i] for i in members],
-                [
-                    Pair(index[p.a], index[p.b], p.similarity, p.crystalbleu, p.bleu)
-                    for p in pairs
-                    if p.a in index and p.b in index
-                ],
-            )
-        )
-    return out
-
-
-class BuildProgress:
-    """Turns the index's ``(phase, done, total)`` callbacks into throttled reports.
-
-    ``report(message, percentage)`` is called at most every ``interval`` seconds (and for the
-    first and last step); ``cancelled`` is checked at every callback.
-    """
-
-    WEIGHTS = (("listing", 0, 5), ("tokenizing", 5, 85), ("S sets", 85, 99), ("ready", 100, 100))
-
-    def __init__(
-        self,
-        report: Callable[[str, int], None],
-        cancelled: threading.Event,
-        interval: float = 0.2,
-    ) -> None:
-        self.report = report
-        self.cancelled = cancelled
-        self.interval = interval
-        self._last = 0.0
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        if os.environ.get(HOLD_ENV) and not _HELD.is_set():
-            _HELD.set()  # only the first build of the process waits
-            self.cancelled.wait(60)
-        if self.cancelled.is_set():
-            raise IndexingCancelled
-        lo, hi = 0, 100
-        for prefix, start, end in self.WEIGHTS:
-            if phase.startswith(prefix):
-                lo, hi = start, end
-                break
-        percentage = lo + (hi - lo) * done // max(1, total)
-        now = time.monotonic()
-        if now - self._last >= self.interval or done in (0, total):
-            self._last = now
-            self.report(f"{phase} {done}/{total}" if total > 1 else phase, percentage)
 
 
 def submit(folder: Folder, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:

@@ -26,6 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from crystal_lsp.text.keywords import (
+    CLASS_KEYWORDS,
+    CONTROL_KEYWORDS,
+    DEF_OPENERS,
+    FUNCTION_KEYWORDS,
+    IMPORT_KEYWORDS,
+    INDENT_LANGUAGES,
+)
+
 FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
     "function",
     "class",
@@ -36,141 +45,6 @@ FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
 )
 CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS})
 MAX_RUN_LINES = 60
-
-INDENT_LANGUAGES = frozenset(
-    {
-        "python",
-        "python2",
-        "cython",
-        "coffeescript",
-        "nimrod",
-        "ruby",
-        "lua",
-        "elixir",
-        "julia",
-        "cr",
-        "fsharp",
-        "haskell",
-        "yaml",
-        "make",
-        "bash",
-        "zsh",
-        "fish",
-        "splus",
-        "matlab",
-        "vb.net",
-        "gdscript",
-    }
-)
-_DEF_OPENERS = frozenset(
-    {
-        "def",
-        "class",
-        "module",
-        "function",
-        "defp",
-        "defmodule",
-        "struct",
-        "macro",
-        "local",
-        "async",
-        "cdef",
-        "cpdef",
-        "proc",
-        "func",
-        "sub",
-    }
-)
-_CLASS_KEYWORDS = frozenset(
-    {
-        "class",
-        "interface",
-        "enum",
-        "struct",
-        "union",
-        "record",
-        "trait",
-        "impl",
-        "object",
-        "namespace",
-        "module",
-        "protocol",
-        "extension",
-        "mixin",
-        "defmodule",
-    }
-)
-_FUNCTION_KEYWORDS = frozenset(
-    {
-        "function",
-        "func",
-        "fn",
-        "fun",
-        "def",
-        "defp",
-        "sub",
-        "procedure",
-        "proc",
-        "method",
-        "lambda",
-        "macro",
-    }
-)
-_CONTROL_KEYWORDS = frozenset(
-    {
-        "if",
-        "else",
-        "elif",
-        "elsif",
-        "for",
-        "foreach",
-        "while",
-        "do",
-        "switch",
-        "try",
-        "catch",
-        "finally",
-        "synchronized",
-        "using",
-        "lock",
-        "unsafe",
-        "with",
-        "case",
-        "default",
-        "loop",
-        "match",
-        "select",
-        "when",
-        "unless",
-        "until",
-        "except",
-        "checked",
-        "unchecked",
-        "fixed",
-        "go",
-        "defer",
-        "static",
-        "get",
-        "set",
-        "return",
-        "throw",
-        "new",
-    }
-)
-_IMPORT_KEYWORDS = frozenset(
-    {
-        "import",
-        "from",
-        "using",
-        "package",
-        "require",
-        "include",
-        "use",
-        "extern",
-        "library",
-        "export",
-    }
-)
 _OPEN, _CLOSE = "([{", ")]}"
 
 
@@ -344,7 +218,7 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
         return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
     if _anonymous_class(texts, start, end):
         return CLASS, ""  # `new Runnable() {`, also after `return` or `=`
-    if first in _CONTROL_KEYWORDS and first not in ("static", "new"):
+    if first in CONTROL_KEYWORDS and first not in ("static", "new"):
         return "control", ""
     if last == "=>":
         for j in header:
@@ -355,10 +229,10 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
         text = texts[j]
         if text == "(":
             break
-        if text in _CLASS_KEYWORDS and cats[j] in "KN":
+        if text in CLASS_KEYWORDS and cats[j] in "KN":
             return CLASS, _next_name(texts, cats, j + 1, end)
     for j in header:
-        if texts[j] in _FUNCTION_KEYWORDS and cats[j] in "KN":
+        if texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN":
             return FUNCTION, _name_before_paren(texts, cats, j, end)
     if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
         return DATA, ""
@@ -407,7 +281,7 @@ def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) ->
                     k -= 1
                     continue
                 break
-            if k >= start and texts[k] in _FUNCTION_KEYWORDS:
+            if k >= start and texts[k] in FUNCTION_KEYWORDS:
                 # Go's `func (r T) Name(`: skip the receiver list, the name comes after it
                 depth = 0
                 while j < end:
@@ -466,7 +340,7 @@ def _indented_units(
     open_units: list[tuple[int, int]] = []  # (indent, kind-is-container) for depth counting
     for j, (tok, indent, _line) in enumerate(logical):
         word = texts[tok]
-        if word not in _DEF_OPENERS or cats[tok] not in "KN":
+        if word not in DEF_OPENERS or cats[tok] not in "KN":
             continue
         # "local function" / "async def": the keyword that decides is the next one
         nxt = texts[tok + 1] if tok + 1 < len(texts) else ""
@@ -474,7 +348,7 @@ def _indented_units(
             continue
         kind = (
             CLASS
-            if (word in _CLASS_KEYWORDS or (nxt in _CLASS_KEYWORDS and word != "async"))
+            if (word in CLASS_KEYWORDS or (nxt in CLASS_KEYWORDS and word != "async"))
             else FUNCTION
         )
         start = tok
@@ -545,7 +419,7 @@ def _only_import_statements(
     depth = 0
     for i in range(start, end):
         begins_line = i == start or (lines[i] != lines[i - 1] and depth == 0) or texts[i - 1] == ";"
-        if begins_line and texts[i] not in _IMPORT_KEYWORDS:
+        if begins_line and texts[i] not in IMPORT_KEYWORDS:
             return False
         if cats[i] in "PO" and len(texts[i]) == 1:
             if texts[i] in _OPEN:

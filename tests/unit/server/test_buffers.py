@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crystal_lsp.clones.findings import Finding, Location, Pair
-from crystal_lsp.server.workspace import _regroup
+from crystal_lsp.server.buffers import regroup
 
 
 def _loc(path: str, line: int) -> Location:
@@ -16,7 +16,7 @@ def test_regroup_splits_a_class_that_lost_its_bridge() -> None:
         [_loc("a.py", 1), _loc("b.py", 1), _loc("c.py", 1), _loc("\0d.py", 1)],
         [Pair(0, 1, 0.9, 0.5), Pair(1, 2, 0.8, 0.4), Pair(2, 3, 0.7, 0.3)],
     )
-    parts = _regroup(finding, [0, 2, 3], {"\0d.py": "d.py"})
+    parts = regroup(finding, [0, 2, 3], {"\0d.py": "d.py"})
     assert len(parts) == 1
     [part] = parts
     assert [loc.path for loc in part.locations] == ["c.py", "d.py"]

@@ -1,0 +1,142 @@
+"""The keyword vocabulary the unit detector (:mod:`crystal_lsp.text.snippets`) classifies by.
+
+Language-agnostic: a keyword counts wherever a lexer calls it a keyword or a name, so one table
+covers Python, the brace languages and the ``end``-terminated ones.
+"""
+
+from __future__ import annotations
+
+INDENT_LANGUAGES = frozenset(
+    {
+        "python",
+        "python2",
+        "cython",
+        "coffeescript",
+        "nimrod",
+        "ruby",
+        "lua",
+        "elixir",
+        "julia",
+        "cr",
+        "fsharp",
+        "haskell",
+        "yaml",
+        "make",
+        "bash",
+        "zsh",
+        "fish",
+        "splus",
+        "matlab",
+        "vb.net",
+        "gdscript",
+    }
+)
+DEF_OPENERS = frozenset(
+    {
+        "def",
+        "class",
+        "module",
+        "function",
+        "defp",
+        "defmodule",
+        "struct",
+        "macro",
+        "local",
+        "async",
+        "cdef",
+        "cpdef",
+        "proc",
+        "func",
+        "sub",
+    }
+)
+CLASS_KEYWORDS = frozenset(
+    {
+        "class",
+        "interface",
+        "enum",
+        "struct",
+        "union",
+        "record",
+        "trait",
+        "impl",
+        "object",
+        "namespace",
+        "module",
+        "protocol",
+        "extension",
+        "mixin",
+        "defmodule",
+    }
+)
+FUNCTION_KEYWORDS = frozenset(
+    {
+        "function",
+        "func",
+        "fn",
+        "fun",
+        "def",
+        "defp",
+        "sub",
+        "procedure",
+        "proc",
+        "method",
+        "lambda",
+        "macro",
+    }
+)
+CONTROL_KEYWORDS = frozenset(
+    {
+        "if",
+        "else",
+        "elif",
+        "elsif",
+        "for",
+        "foreach",
+        "while",
+        "do",
+        "switch",
+        "try",
+        "catch",
+        "finally",
+        "synchronized",
+        "using",
+        "lock",
+        "unsafe",
+        "with",
+        "case",
+        "default",
+        "loop",
+        "match",
+        "select",
+        "when",
+        "unless",
+        "until",
+        "except",
+        "checked",
+        "unchecked",
+        "fixed",
+        "go",
+        "defer",
+        "static",
+        "get",
+        "set",
+        "return",
+        "throw",
+        "new",
+    }
+)
+IMPORT_KEYWORDS = frozenset(
+    {
+        "import",
+        "from",
+        "using",
+        "package",
+        "require",
+        "include",
+        "use",
+        "extern",
+        "library",
+        "export",
+    }
+)
