@@ -77,7 +77,7 @@ def _select(names: str | None, known: list[str], what: str) -> list[str]:
 
 def run_all(
     a: argparse.Namespace, projects: list[str], chosen: list[tools.Tool], roots: dict[str, Path]
-) -> dict[str, str]:
+) -> dict[str, Any]:
     """Run the chosen tools on every project, one tool after the other; save their findings."""
     tools_dir = a.cache / "tools"
     notes = [] if a.no_install else tools.install(tools_dir)
@@ -123,13 +123,14 @@ def load_saved(
 
 def score_all(
     a: argparse.Namespace, projects: list[str], all_tools: list[tools.Tool], roots: dict[str, Path]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Rows (tool x project) and the pending findings."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Any]]]:
+    """Rows (tool x project), the pending findings and the genuine copies (union) per project."""
     saved = load_saved(a.findings, projects, all_tools)
     store = labels.load(LABELS_DIR)
     slugs = {t.name: t.slug for t in all_tools}
     rows: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
+    copies: dict[str, list[Any]] = {}
     for project in projects:
         per_tool = {}
         for t in all_tools:
@@ -152,12 +153,12 @@ def score_all(
                 )
             rows.append(row)
         rec = score.recall(project, per_tool, store, a.seed, slugs)
+        copies[project] = rec["copies"]
         for row in rows:
             if row["project"] == project and row["tool"] in per_tool:
                 row["found"], row["union"] = rec["found"][row["tool"]], rec["union"]
-                row["copies"] = rec["copies"] if row["tool"] == all_tools[0].name else None
         pending += score.pending(project, per_tool, store, roots[project], a.seed, slugs)
-    return rows, pending
+    return rows, pending, copies
 
 
 def write(
@@ -181,7 +182,9 @@ def write(
         "versions": {r["tool"]: r["version"] for r in rows if r.get("version")},
         "argv": {r["tool"]: r["run"]["argv"] for r in rows if r["run"].get("argv")},
         "notes": [extra["notes"]] if extra.get("notes") else [],
+        "labels": extra.get("labels", 0),
         "rows": rows,
+        "copies": extra.get("copies", {}),
     }
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
@@ -204,7 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [t for t in all_tools if t.name in picked or t.slug in picked]
     roots = {p: corpora.fetch(corpora.PROJECTS[p], a.cache) for p in projects}
     extra = {} if a.reuse else run_all(a, projects, chosen, roots)
-    rows, pending = score_all(a, projects, all_tools, roots)
+    rows, pending, copies = score_all(a, projects, all_tools, roots)
+    extra["copies"] = copies
+    extra["labels"] = len(labels.load(LABELS_DIR))
     write(a, argv, rows, roots, all_tools, extra)
     print(
         f"{len(pending)} judged finding(s) without a label" + (":" if a.pending and pending else "")

@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/scale_bench.py                # 1x..4x CPython's stdlib, 2 rounds
     .venv/bin/python bench/scale_bench.py --levels 1,2 --rounds 1 --venv /other/.venv
+    .venv/bin/python bench/scale_bench.py --render bench/results/scale_bench.json
 
 Level 1 is the running interpreter's standard library (``.py``, tests excluded, as in
 clone_bench.py); levels 2..4 add distinct real code from pinned PyPI sdists (tests excluded,
@@ -227,7 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=corpora.DEFAULT_CACHE)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "scale_bench")
+    ap.add_argument("--render", type=Path, help="re-render the .md of a results JSON and exit")
     a = ap.parse_args(argv)
+    if a.render:
+        a.render.with_suffix(".md").write_text(render(json.loads(a.render.read_text())))
+        return 0
     levels = build_levels([int(x) for x in a.levels.split(",")], a.cache)
     for lv in levels:
         lv["runs"] = []

@@ -154,6 +154,17 @@ def version(tool: Tool, tools_dir: Path) -> str:
     return lines[0][:80] if lines else "?"
 
 
+def display_argv(argv: list[str], root: Path, out: Path) -> list[str]:
+    """The command line with the machine's paths and the language as placeholders."""
+    shown: list[str] = []
+    for i, a in enumerate(argv):
+        if i and argv[i - 1] in ("--format", "--language") and a not in ("json", "xml"):
+            a = "LANG"
+        a = a.replace(str(root), "DIR").replace(str(out), "OUT")
+        shown.append(a.replace(str(HERE.parent.parent), "REPO").replace(str(Path.home()), "~"))
+    return shown
+
+
 def run(tool: Tool, root: Path, lang: str, out: Path, timeout: float) -> dict[str, Any]:
     """One run: measurements, status, and the normalized findings when it worked."""
     if out.exists():
@@ -166,7 +177,7 @@ def run(tool: Tool, root: Path, lang: str, out: Path, timeout: float) -> dict[st
     for d in extra.values():
         shutil.rmtree(d, ignore_errors=True)
     run_info = {k: m[k] for k in ("wall", "cpu", "load1", "rss_mb", "rc")}
-    run_info["argv"] = [a.replace(str(root), "DIR").replace(str(out), "OUT") for a in argv]
+    run_info["argv"] = display_argv(argv, root, out)
     if m["timed_out"] or m["rc"] not in tool.ok_codes:
         run_info["status"] = f"failed (rc {m['rc']}): {m['stderr'][-400:]}"
         return {"run": run_info, "findings": None}
