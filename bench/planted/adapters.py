@@ -85,6 +85,17 @@ def _pylint_module_index(root: Path) -> dict[str, str]:
     return idx
 
 
+def _module_path(idx: dict[str, str], name: str) -> str | None:
+    """The file of a dotted module name; pylint prefixes the package when the root is one
+    (``rich.markdown`` for ``markdown.py`` scanned from inside ``rich/``): drop leading parts."""
+    for parts in (name.split("."), [*name.split("."), "__init__"]):
+        for k in range(len(parts)):
+            path = idx.get(".".join(parts[k:]))
+            if path is not None:
+                return path
+    return None
+
+
 def pylint(report_json2: Path, root: Path) -> dict[str, Any]:
     """pylint ``--output-format=json2`` R0801: score = number of similar lines.
 
@@ -107,7 +118,7 @@ def pylint(report_json2: Path, root: Path) -> dict[str, Any]:
             if m2 is None:
                 continue
             name, a, b = m2.groups()
-            path = idx.get(name)
+            path = _module_path(idx, name)
             if path is None:
                 continue
             locs.append(_loc(path, int(a) + 1, 0, int(b), 0))

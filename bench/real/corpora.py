@@ -1,0 +1,156 @@
+"""Real projects at pinned versions, fetched with the package clients and kept as git repositories.
+
+Each corpus is one folder of a registry package (PyPI sdist via ``pip download --no-deps
+--no-binary :all:``, npm tarball via ``npm pack``), unpacked and committed to a fresh git
+repository (the scanner lists files with git), cached under ``~/.cache/crystal-lsp-bench/real``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CACHE = Path.home() / ".cache" / "crystal-lsp-bench" / "real"
+SOURCE_SUFFIXES = {"python": (".py",), "javascript": (".js",), "typescript": (".ts",)}
+
+
+@dataclass(frozen=True)
+class Project:
+    """A pinned registry package and the folder of it that is scanned."""
+
+    name: str
+    registry: str  # "pypi" or "npm"
+    spec: str  # rich==13.9.4, moment@2.30.1
+    keep: str  # folder inside the unpacked archive
+    lang: str  # python, javascript, typescript
+    note: str = ""
+
+    @property
+    def version(self) -> str:
+        return self.spec.replace("@", "==").split("==")[-1]
+
+
+PROJECTS: dict[str, Project] = {
+    p.name: p
+    for p in (
+        Project("rich", "pypi", "rich==13.9.4", "rich-13.9.4/rich", "python"),
+        Project("werkzeug", "pypi", "werkzeug==3.1.3", "werkzeug-3.1.3/src/werkzeug", "python"),
+        Project("moment", "npm", "moment@2.30.1", "package/src", "javascript"),
+        Project(
+            "pip",
+            "pypi",
+            "pip==24.3.1",
+            "pip-24.3.1/src/pip",
+            "python",
+            "vendored code: src/pip/_vendor holds about three quarters of the lines",
+        ),
+        Project(
+            "rxjs",
+            "npm",
+            "rxjs@7.8.1",
+            "package/src",
+            "typescript",
+            "TypeScript sources shipped in the npm package; many overload signatures",
+        ),
+    )
+}
+
+
+def _run(argv: list[str], cwd: Path) -> None:
+    r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({r.returncode}): {r.stderr[-800:]}")
+
+
+def download(project: Project, dest: Path) -> Path:
+    """The package's archive, downloaded into dest with the registry's own client."""
+    dest.mkdir(parents=True, exist_ok=True)
+    if project.registry == "pypi":
+        argv = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-d",
+            str(dest),
+        ]
+        _run([*argv, project.spec], dest)
+    elif project.registry == "npm":
+        _run(["npm", "pack", "--silent", project.spec], dest)
+    else:
+        raise ValueError(f"unknown registry {project.registry!r}")
+    found = [p for p in dest.iterdir() if p.suffix in (".gz", ".tgz", ".zip")]
+    if len(found) != 1:
+        raise RuntimeError(f"expected one archive in {dest}, found {found}")
+    return found[0]
+
+
+def unpack(archive: Path, dest: Path) -> None:
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(dest)
+        return
+    with tarfile.open(archive) as t:
+        t.extractall(dest, filter="data")
+
+
+def git_commit(root: Path) -> None:
+    ident = ["-c", "user.name=crystal-bench", "-c", "user.email=bench@localhost"]
+    _run(["git", "init", "-q"], root)
+    _run(["git", "add", "-A", "-f", "."], root)
+    _run(["git", *ident, "commit", "-q", "--no-gpg-sign", "-m", "corpus"], root)
+
+
+def fetch(project: Project, cache: Path = DEFAULT_CACHE) -> Path:
+    """The corpus folder (a git repository), fetched and committed on first use."""
+    root = cache / "corpora" / f"{project.name}-{project.version}"
+    if (root / ".git").is_dir() and _marker(root).is_file():
+        return root
+    if root.exists():
+        shutil.rmtree(root)
+    with tempfile.TemporaryDirectory(prefix="real-fetch-") as tmp:
+        archive = download(project, Path(tmp) / "dl")
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+        unpack(archive, Path(tmp) / "x")
+        kept = Path(tmp) / "x" / project.keep
+        if not kept.is_dir():
+            raise RuntimeError(f"{project.spec}: no folder {project.keep} in {archive.name}")
+        root.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(kept), root)
+    git_commit(root)
+    _marker(root).write_text(f"{archive.name} sha256:{digest}\n")
+    return root
+
+
+def _marker(root: Path) -> Path:
+    """Written last, next to the corpus: the archive's name and digest (a complete fetch)."""
+    return root.with_name(root.name + ".archive")
+
+
+def describe(project: Project, root: Path) -> dict[str, Any]:
+    """Files and lines of the project's own language, and the archive's digest."""
+    suffixes = SOURCE_SUFFIXES[project.lang]
+    files = [p for p in root.rglob("*") if p.is_file() and p.suffix in suffixes]
+    files = [p for p in files if ".git" not in p.relative_to(root).parts]
+    lines = sum(p.read_bytes().count(b"\n") for p in files)
+    return {
+        "spec": project.spec,
+        "registry": project.registry,
+        "keep": project.keep,
+        "lang": project.lang,
+        "files": len(files),
+        "lines": lines,
+        "archive": _marker(root).read_text().strip(),
+        "note": project.note,
+    }
