@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from crystal_lsp.clones.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.git import Git, Spans, git_env
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig, command_line_overrides, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
 from crystal_lsp.version import __version__
 
-from .gitio import Git, Spans, git_env
 from .moves import (
     Key,
     Piece,

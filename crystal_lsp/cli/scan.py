@@ -99,7 +99,8 @@ def _demo_path() -> str:
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
     from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
-    from crystal_lsp.clones.files import changed_lines, list_files
+    from crystal_lsp.clones.files import list_files
+    from crystal_lsp.clones.git import changed_lines
     from crystal_lsp.clones.sarif import to_sarif
     from crystal_lsp.clones.settings import command_line_overrides, load_config
     from crystal_lsp.distributed.scan import scan_runner
