@@ -8,8 +8,7 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.cli.common import add_progress, emit_json, progress_enabled
-from crystal_lsp.distributed.options import add_engine_options
+from crystal_lsp.cli.common import add_engine_options, add_progress, emit_json, progress_enabled
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ def add_parser(sub: Any) -> None:
         "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
     )
     p.add_argument("--jobs", type=int, help="tokenizer processes (default: all CPUs)")
-    add_engine_options(p, "tokenizing, S-set counting and pair scoring")  # crystal_lsp.distributed
+    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
     p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pathspec
 
@@ -43,6 +43,26 @@ def skip_directory(parent: str, name: str) -> bool:
     if name in _SKIP_DIRS:
         return True
     return os.path.isfile(os.path.join(parent, name, "pyvenv.cfg"))
+
+
+def walk_files(paths: list[str]) -> Iterator[str]:
+    """Files under the given paths (directories recursively, skipping VCS and tool folders).
+
+    Unlike :func:`list_files` this ignores git and ``.gitignore``: it reads corpora
+    (``sset build``, ``score --corpus``), which are whatever the user points at.
+    """
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(
+                    d for d in dirs if d != "node_modules" and not skip_directory(root, d)
+                )
+                for name in sorted(files):
+                    yield os.path.join(root, name)
+        elif os.path.exists(path):
+            yield path
+        else:
+            raise CrystalError(f"{path}: no such file or directory")
 
 
 def list_files(root: str, config: ScanConfig) -> list[str]:

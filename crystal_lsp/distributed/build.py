@@ -8,7 +8,6 @@ tokenizing) finds the one language of the inputs, with the same errors as always
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
@@ -110,34 +109,41 @@ def build_on_engine(
     return sset, counted.skipped
 
 
-def build_from_args(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
-    """``sset build``'s S (:func:`crystal_lsp.cli.sset.build_from_paths` dispatches here)."""
-    from crystal_lsp.cli.common import progress_bar, progress_enabled, warn
+def build_from_inputs(
+    paths: list[str],
+    *,
+    language: str | None,
+    k: int,
+    max_n: int = 4,
+    split: str | None = None,
+    keep_comments: bool = False,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    tie_break: str = "canonical",
+    engine: str | None = None,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[TriviallySharedSet, Skipped]:
+    """``sset build``'s S of the inputs ``paths`` on the engine named, and the files skipped.
 
+    ``progress`` receives the number of documents each finished part counted.
+    """
     # errors in the options come before any work
-    check_sizes(k, args.max_n)
-    check_tie_break(
-        engine_name(args.engine, args.scheduler), getattr(args, "tie_break", "canonical")
-    )
+    check_sizes(k, max_n)
+    check_tie_break(engine_name(engine, scheduler), tie_break)
     if language:
         resolve_lexer(language)
-    parts = plan(args.paths)
-    with open_engine(args.engine, args.scheduler, args.jobs) as engine:
-        with progress_bar(None, "tokenizing", progress_enabled(args)) as update:
-            sset, skipped = build_on_engine(
-                engine,
-                parts,
-                language=language,
-                k=k,
-                max_n=args.max_n,
-                split=getattr(args, "split", None),
-                keep_comments=args.keep_comments,
-                max_bytes=args.max_bytes,
-                tie_break=getattr(args, "tie_break", "canonical"),
-                progress=lambda stats: update(stats.documents),
-            )
-    for file, reason in skipped[:20]:
-        warn(f"skipped {file}: {reason}")
-    if len(skipped) > 20:
-        warn(f"... and {len(skipped) - 20} more skipped files")
-    return sset
+    parts = plan(paths)
+    with open_engine(engine, scheduler, jobs) as running:
+        return build_on_engine(
+            running,
+            parts,
+            language=language,
+            k=k,
+            max_n=max_n,
+            split=split,
+            keep_comments=keep_comments,
+            max_bytes=max_bytes,
+            tie_break=tie_break,
+            progress=None if progress is None else lambda stats: progress(stats.documents),
+        )
