@@ -15,8 +15,10 @@ removes elsewhere. What it checks depends on how it is called:
   ``pre-commit run --all-files``, ``--files`` or ``--hook-stage manual``): every clone in the
   given files, against the repository as it is on disk.
 
-Exit codes: 0 nothing found (or ``--warn-only``), 1 clone-like additions, 2 usage or
-configuration error, 3 internal error (with a trace on stderr, never mistaken for findings).
+Exit codes (:func:`crystal_lsp.errors.run_guarded`, the boundary ``crystal-lsp`` uses too): 0
+nothing found (or ``--warn-only``), 1 clone-like additions, 2 usage or configuration error (a
+failing git too: ``git failed: ...``), 3 internal error (with a trace on stderr, never mistaken
+for findings), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import argparse
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ from crystal_lsp.clones.git import Git, Spans, git_env
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig, command_line_overrides, load_config
-from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
 from crystal_lsp.version import __version__
 
 from .moves import (
@@ -327,27 +328,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``crystal-clones``; returns the exit code (the one error boundary)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except CrystalError as exc:
-        note(f"{PROG}: error: {exc}")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        note(f"{PROG}: interrupted")
-        return 130
-    except Exception:
-        note(
-            f"{PROG}: internal error (crystal-lsp {__version__}), not a finding; "
-            "please report it with this trace:"
-        )
-        traceback.print_exc(file=sys.stderr)
-        return EXIT_INTERNAL
+    """Entry point of ``crystal-clones``; returns the exit code (see the module docstring)."""
+    return run_guarded(PROG, lambda: run(build_parser().parse_args(argv)))
 
 
 if __name__ == "__main__":
