@@ -35,8 +35,9 @@ from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding
 from crystal_lsp.clones.git import Git, Spans, git_env
 from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
-from crystal_lsp.clones.settings import ScanConfig, command_line_overrides, load_config
+from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
 from crystal_lsp.version import __version__
 
@@ -248,20 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
         "2 usage or configuration error, 3 internal error",
     )
     p.add_argument("filenames", nargs="*", help="Filenames pre-commit believes are changed.")
-    p.add_argument("--threshold", type=float, metavar="X", help="minimum similarity (default 0.6)")
-    p.add_argument("-k", "--k", dest="k", metavar="N", help="size of S per language, or 'auto'")
-    p.add_argument(
-        "--min-tokens", type=int, metavar="N", help="smallest snippet in tokens (default 50)"
-    )
-    p.add_argument(
-        "--min-lines", type=int, metavar="N", help="smallest snippet in lines (default 5)"
-    )
-    p.add_argument(
-        "--lang", action="append", dest="languages", metavar="LANG", help="only these languages"
-    )
-    p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
-    p.add_argument("--exclude", action="append", metavar="GLOB", help="also exclude files matching")
-    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    add_scan_options(p)
     p.add_argument("--baseline", metavar="FILE", help="do not report findings in this baseline")
     p.add_argument(
         "--warn-only", action="store_true", help="report findings but exit 0 (do not block)"

@@ -9,6 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import add_engine_options, add_progress, emit_json, progress_enabled
+from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
@@ -37,27 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
-    p.add_argument("--threshold", type=float, help="minimum similarity (default 0.6)")
-    p.add_argument("-k", type=str, dest="k", help="size of S per language, or 'auto'")
-    p.add_argument("--min-tokens", type=int, help="smallest snippet in tokens (default 50)")
-    p.add_argument("--min-lines", type=int, help="smallest snippet in lines (default 5)")
-    p.add_argument(
-        "--lang",
-        action="append",
-        dest="languages",
-        metavar="LANG",
-        help="only these languages (repeatable)",
-    )
-    p.add_argument(
-        "--include", action="append", metavar="GLOB", help="only files matching (repeatable)"
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        metavar="GLOB",
-        help="also exclude files matching (repeatable)",
-    )
-    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    add_scan_options(p)
     p.add_argument(
         "--baseline", metavar="FILE", help="do not report findings recorded in this baseline file"
     )
@@ -101,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.clones.files import list_files
     from crystal_lsp.clones.git import changed_lines
     from crystal_lsp.clones.sarif import to_sarif
-    from crystal_lsp.clones.settings import command_line_overrides, load_config
+    from crystal_lsp.clones.settings import load_config
     from crystal_lsp.distributed.scan import scan_runner
 
     if args.demo:
