@@ -168,23 +168,33 @@ def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> 
 
 
 def _build_on_engine(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
-    from crystal_lsp.distributed.build import build_from_inputs
+    from crystal_lsp.distributed.build import build_on_engine, plan_build
+    from crystal_lsp.distributed.engine import open_engine
 
-    with progress_bar(None, "tokenizing", progress_enabled(args)) as update:
-        sset, skipped = build_from_inputs(
-            args.paths,
-            language=language,
-            k=k,
-            max_n=args.max_n,
-            split=getattr(args, "split", None),
-            keep_comments=args.keep_comments,
-            max_bytes=args.max_bytes,
-            tie_break=getattr(args, "tie_break", "canonical"),
-            engine=args.engine,
-            scheduler=args.scheduler,
-            jobs=args.jobs,
-            progress=update,
-        )
+    tie_break = getattr(args, "tie_break", "canonical")
+    parts = plan_build(
+        args.paths,
+        language=language,
+        k=k,
+        max_n=args.max_n,
+        tie_break=tie_break,
+        engine=args.engine,
+        scheduler=args.scheduler,
+    )
+    with open_engine(args.engine, args.scheduler, args.jobs) as engine:
+        with progress_bar(None, "tokenizing", progress_enabled(args)) as update:
+            sset, skipped = build_on_engine(
+                engine,
+                parts,
+                language=language,
+                k=k,
+                max_n=args.max_n,
+                split=getattr(args, "split", None),
+                keep_comments=args.keep_comments,
+                max_bytes=args.max_bytes,
+                tie_break=tie_break,
+                progress=lambda stats: update(stats.documents),
+            )
     _warn_skipped(skipped)
     return sset
 

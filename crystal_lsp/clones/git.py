@@ -22,7 +22,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
@@ -370,27 +370,27 @@ class IndexEntry:
     mode: str
 
 
+def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
+    """The fields before the tab and the path of each ``META\tPATH`` record of a listing."""
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, path = record.partition(b"\t")
+            yield meta.decode().split(), decode_path(path)
+
+
 def parse_ls_files(out: bytes) -> list[IndexEntry]:
     """Regular files at stage 0 of ``git ls-files -s -z`` (symlinks, submodules, conflicts out)."""
-    entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, sha, stage = meta.decode().split()
-        if stage == "0" and mode in REGULAR_MODES:
-            entries.append(IndexEntry(decode_path(path), sha, mode))
-    return entries
+    return [
+        IndexEntry(path, sha, mode)
+        for (mode, sha, stage), path in _records(out)
+        if stage == "0" and mode in REGULAR_MODES
+    ]
 
 
 def parse_ls_tree(out: bytes) -> list[IndexEntry]:
     """Regular files of ``git ls-tree -r -z --full-tree``."""
-    entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, kind, sha = meta.decode().split()
-        if kind == "blob" and mode in REGULAR_MODES:
-            entries.append(IndexEntry(decode_path(path), sha, mode))
-    return entries
+    return [
+        IndexEntry(path, sha, mode)
+        for (mode, kind, sha), path in _records(out)
+        if kind == "blob" and mode in REGULAR_MODES
+    ]

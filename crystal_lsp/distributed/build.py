@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from crystal_lsp.distributed.engine import Engine, check_tie_break, engine_name, open_engine
+from crystal_lsp.distributed.engine import Engine, check_tie_break, engine_name
 from crystal_lsp.distributed.inputs import Part, Selection, iter_documents, plan
 from crystal_lsp.distributed.topk import (
     PartCounts,
@@ -109,41 +109,22 @@ def build_on_engine(
     return sset, counted.skipped
 
 
-def build_from_inputs(
+def plan_build(
     paths: list[str],
     *,
     language: str | None,
     k: int,
-    max_n: int = 4,
-    split: str | None = None,
-    keep_comments: bool = False,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    tie_break: str = "canonical",
-    engine: str | None = None,
-    scheduler: str | None = None,
-    jobs: int | None = None,
-    progress: Callable[[int], None] | None = None,
-) -> tuple[TriviallySharedSet, Skipped]:
-    """``sset build``'s S of the inputs ``paths`` on the engine named, and the files skipped.
+    max_n: int,
+    tie_break: str,
+    engine: str | None,
+    scheduler: str | None,
+) -> list[Part]:
+    """Check ``sset build``'s options, then plan its inputs (for :func:`build_on_engine`).
 
-    ``progress`` receives the number of documents each finished part counted.
+    Errors in the options come before any work: before planning, and before an engine starts.
     """
-    # errors in the options come before any work
     check_sizes(k, max_n)
     check_tie_break(engine_name(engine, scheduler), tie_break)
     if language:
         resolve_lexer(language)
-    parts = plan(paths)
-    with open_engine(engine, scheduler, jobs) as running:
-        return build_on_engine(
-            running,
-            parts,
-            language=language,
-            k=k,
-            max_n=max_n,
-            split=split,
-            keep_comments=keep_comments,
-            max_bytes=max_bytes,
-            tie_break=tie_break,
-            progress=None if progress is None else lambda stats: progress(stats.documents),
-        )
+    return plan(paths)
