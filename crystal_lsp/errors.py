@@ -1,11 +1,25 @@
-"""The one domain exception of crystal_lsp and the exit codes it maps to."""
+"""The one domain exception of crystal_lsp, the exit codes, and the one error boundary.
+
+:func:`run_guarded` is the boundary of every console script (``crystal-lsp``,
+``python -m crystal_lsp``, ``crystal-clones``), in the spirit of pre-commit's
+``error_handler``. It lives in this foundation module, not in :mod:`crystal_lsp.cli`, so that
+the hook (an adapter of its own) uses it without importing the CLI.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+
+from crystal_lsp.version import __version__
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 
 
 class CrystalError(ValueError):
@@ -18,3 +32,55 @@ class CrystalError(ValueError):
     def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def run_guarded(prog: str, work: Callable[[], int]) -> int:
+    """Run a console script's ``work`` and map what escapes it to an exit code.
+
+    :class:`CrystalError` gives its exit code and one line ``PROG: error: MESSAGE``;
+    ``KeyboardInterrupt`` 130; a closed stdout (``| head``) 0, quietly; anything else 3 with
+    the trace, worded so that it is never mistaken for a finding. ``SystemExit`` (argparse)
+    passes through. Output never fails on odd file names: stdout and stderr escape what they
+    cannot encode.
+    """
+    _escape_unencodable()
+    try:
+        return work()
+    except CrystalError as exc:
+        _say(f"{prog}: error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _say(f"{prog}: interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_OK
+    except Exception:
+        _say(
+            f"{prog}: internal error (crystal-lsp {__version__}), not a finding; "
+            "please report it with this trace:"
+        )
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _escape_unencodable() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def _discard_stdout() -> None:
+    # Python flushes stdout again at exit; pointing it at /dev/null keeps that flush from
+    # failing on the closed pipe too ("Exception ignored ... BrokenPipeError", exit 120).
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file descriptor (captured in tests, or no stdout): nothing to flush

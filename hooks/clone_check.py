@@ -15,8 +15,10 @@ removes elsewhere. What it checks depends on how it is called:
   ``pre-commit run --all-files``, ``--files`` or ``--hook-stage manual``): every clone in the
   given files, against the repository as it is on disk.
 
-Exit codes: 0 nothing found (or ``--warn-only``), 1 clone-like additions, 2 usage or
-configuration error, 3 internal error (with a trace on stderr, never mistaken for findings).
+Exit codes (:func:`crystal_lsp.errors.run_guarded`, the boundary ``crystal-lsp`` uses too): 0
+nothing found (or ``--warn-only``), 1 clone-like additions, 2 usage or configuration error (a
+failing git too: ``git failed: ...``), 3 internal error (with a trace on stderr, never mistaken
+for findings), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,20 +27,20 @@ import argparse
 import os
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from crystal_lsp.clones.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.git import Git, Spans, git_env
 from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
-from crystal_lsp.clones.settings import ScanConfig, command_line_overrides, load_config
-from crystal_lsp.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, CrystalError
+from crystal_lsp.clones.settings import ScanConfig, load_config
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
 from crystal_lsp.version import __version__
 
-from .gitio import Git, Spans, git_env
 from .moves import (
     Key,
     Piece,
@@ -247,20 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
         "2 usage or configuration error, 3 internal error",
     )
     p.add_argument("filenames", nargs="*", help="Filenames pre-commit believes are changed.")
-    p.add_argument("--threshold", type=float, metavar="X", help="minimum similarity (default 0.6)")
-    p.add_argument("-k", "--k", dest="k", metavar="N", help="size of S per language, or 'auto'")
-    p.add_argument(
-        "--min-tokens", type=int, metavar="N", help="smallest snippet in tokens (default 50)"
-    )
-    p.add_argument(
-        "--min-lines", type=int, metavar="N", help="smallest snippet in lines (default 5)"
-    )
-    p.add_argument(
-        "--lang", action="append", dest="languages", metavar="LANG", help="only these languages"
-    )
-    p.add_argument("--include", action="append", metavar="GLOB", help="only files matching")
-    p.add_argument("--exclude", action="append", metavar="GLOB", help="also exclude files matching")
-    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    add_scan_options(p)
     p.add_argument("--baseline", metavar="FILE", help="do not report findings in this baseline")
     p.add_argument(
         "--warn-only", action="store_true", help="report findings but exit 0 (do not block)"
@@ -327,27 +316,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``crystal-clones``; returns the exit code (the one error boundary)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except CrystalError as exc:
-        note(f"{PROG}: error: {exc}")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        note(f"{PROG}: interrupted")
-        return 130
-    except Exception:
-        note(
-            f"{PROG}: internal error (crystal-lsp {__version__}), not a finding; "
-            "please report it with this trace:"
-        )
-        traceback.print_exc(file=sys.stderr)
-        return EXIT_INTERNAL
+    """Entry point of ``crystal-clones``; returns the exit code (see the module docstring)."""
+    return run_guarded(PROG, lambda: run(build_parser().parse_args(argv)))
 
 
 if __name__ == "__main__":

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from crystal_lsp.clones.findings import Location
+from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.retrieval import Postings
 from crystal_lsp.clones.similarity import Code, Similarity
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.fingerprints import U64
-
-from .gitio import Spans
 
 MIN_SHARE = 0.2  # shingle overlap below which a pair is not even scored
 TOP = 10  # most-overlapping removed snippets scored per added snippet

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.settings import ScanConfig
 
-from .gitio import Spans
 from .moves import Key, location_key
 from .staged import RANGE, STAGED
 

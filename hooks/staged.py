@@ -18,7 +18,7 @@ other pair by pair, so keeping them to the differing files keeps big commits fas
 unmerged entries are not files of the new state; intent-to-add entries (``git add -N``) are not
 staged content. Added lines come from a ``-U0`` patch with rename detection, so a renamed file
 adds only the lines its rename changed; the removed lines and the old blobs are kept for the
-move check (:mod:`crystal_lsp_hooks.moves`).
+move check (:mod:`crystal_lsp_hooks.moves`). Git runs through :mod:`crystal_lsp.clones.git`.
 """
 
 from __future__ import annotations
@@ -26,36 +26,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from crystal_lsp.errors import CrystalError
-
-from .gitio import (
+from crystal_lsp.clones.git import (
+    Diff,
     Git,
     RawEntry,
     Spans,
     parse_ls_files,
     parse_ls_tree,
-    parse_patch,
     parse_raw,
-    split_raw_and_patch,
 )
+from crystal_lsp.errors import CrystalError
 
 STAGED, RANGE = "staged", "range"
-_DIFF = (
-    "diff",
-    "--raw",
-    "-p",
-    "-z",
-    "-U0",
-    "--inter-hunk-context=0",
-    "-M",
-    "--no-abbrev",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    "--ignore-submodules",
-)
 _WORKTREE_DIFF = ("diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--ignore-submodules")
 
 
@@ -81,10 +63,9 @@ class Change:
     merging: bool = False
 
 
-def _apply_diff(change: Change, out: bytes) -> None:
-    raw, patch = split_raw_and_patch(out)
-    parsed = parse_patch(patch)
-    for entry in parse_raw(raw):
+def _apply_diff(change: Change, diff: Diff) -> None:
+    parsed = diff.patch
+    for entry in diff.entries:
         if entry.status == "U":
             continue
         if entry.status != "D":
@@ -121,7 +102,7 @@ def staged_change(git: Git, git_dir: str) -> Change:
     files = {e.path: e.sha for e in parse_ls_files(git.run("ls-files", "-s", "-z"))}
     change = Change(STAGED, head, files, {}, {}, {}, {})
     change.merging = os.path.exists(os.path.join(git_dir, "MERGE_HEAD"))
-    _apply_diff(change, git.run(*_DIFF, "--cached", base))
+    _apply_diff(change, git.diff("--cached", base))
     _apply_worktree(change, git.run(*_WORKTREE_DIFF))
     return change
 
@@ -139,7 +120,7 @@ def range_change(git: Git, from_ref: str, to_ref: str) -> Change:
     listing = git.run("ls-tree", "-r", "-z", "--full-tree", new)
     files = {e.path: e.sha for e in parse_ls_tree(listing)}
     change = Change(RANGE, base, files, {}, {}, {}, {})
-    _apply_diff(change, git.run(*_DIFF, base, new))
+    _apply_diff(change, git.diff(base, new))
     _apply_worktree(change, git.run(*_WORKTREE_DIFF, new))
     return change
 

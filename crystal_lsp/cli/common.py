@@ -1,15 +1,15 @@
-"""Helpers shared by the subcommands: progress bars, output formats, reading inputs."""
+"""Helpers shared by the subcommands: options, progress bars, output formats, reading inputs."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from crystal_lsp.distributed import ENGINES
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.text.lexers import resolve_lexer
 from crystal_lsp.text.sources import SkippedFile, read_source
@@ -25,6 +25,24 @@ def add_format(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMA
         choices=formats,
         default=formats[0],
         help=f"output format (default: {formats[0]})",
+    )
+
+
+def add_engine_options(parser: argparse.ArgumentParser, work: str) -> None:
+    """Add ``--engine local|dask`` and ``--scheduler ADDRESS``; ``work`` says what they run."""
+    group = parser.add_argument_group("engine")
+    group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=None,
+        help=f"run {work} in local processes (default) or on a Dask cluster "
+        "(needs crystal-lsp[dask]; without --scheduler, a local cluster of --jobs workers)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler to use, e.g. tcp://10.0.0.5:8786 (implies --engine dask; "
+        "default: $DASK_SCHEDULER_ADDRESS, else a local cluster)",
     )
 
 
@@ -87,21 +105,3 @@ def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments
     if not tokens:
         raise CrystalError(f"{path}: no code tokens (the file is empty or only comments)")
     return tokens
-
-
-def walk_files(paths: list[str]) -> Iterator[str]:
-    """Files under the given paths (directories recursively, skipping VCS and tool folders)."""
-    from crystal_lsp.clones.files import skip_directory
-
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(
-                    d for d in dirs if d != "node_modules" and not skip_directory(root, d)
-                )
-                for name in sorted(files):
-                    yield os.path.join(root, name)
-        elif os.path.exists(path):
-            yield path
-        else:
-            raise CrystalError(f"{path}: no such file or directory")

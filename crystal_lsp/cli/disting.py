@@ -9,6 +9,7 @@ from typing import Any
 from pygments.lexer import Lexer
 
 from crystal_lsp.cli.common import (
+    add_engine_options,
     add_format,
     add_progress,
     emit_json,
@@ -17,7 +18,6 @@ from crystal_lsp.cli.common import (
     warn,
 )
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
-from crystal_lsp.distributed.options import add_engine_options
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.datasets import Item, load_items
 from crystal_lsp.metric.disting import (
@@ -91,7 +91,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     p.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
-    add_engine_options(p, "tokenizing, S counting and pair scoring")  # crystal_lsp.distributed
+    add_engine_options(p, "tokenizing, S counting and pair scoring")
     add_format(p)
     add_progress(p)
     p.set_defaults(run=run)
@@ -111,7 +111,7 @@ def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, see
 
 def run(args: argparse.Namespace) -> int:
     # where tokenizing, S counting and pair scoring run (crystal_lsp.distributed)
-    with disting_steps(args) as steps:
+    with disting_steps(args.engine, args.scheduler, args.jobs) as steps:
         return _run(args, steps)
 
 

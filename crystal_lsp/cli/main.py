@@ -1,18 +1,19 @@
-"""Entry point of ``crystal-lsp``: argument parsing and the one error boundary.
+"""Entry point of ``crystal-lsp``: argument parsing, inside the one error boundary.
 
-Exit codes: 0 success / no findings, 1 findings, 2 usage or input error, 3 internal error,
-130 interrupted.
+Exit codes (:func:`crystal_lsp.errors.run_guarded`): 0 success / no findings, 1 findings,
+2 usage or input error (a failing git too: ``git failed: ...``), 3 internal error, 130
+interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-import traceback
 from collections.abc import Sequence
 
-from crystal_lsp.errors import EXIT_INTERNAL, CrystalError
+from crystal_lsp.errors import run_guarded
 from crystal_lsp.version import __version__
+
+PROG = "crystal-lsp"
 
 
 def _core() -> str:
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     from crystal_lsp.cli import disting, scan, score, serve, sset
 
     parser = argparse.ArgumentParser(
-        prog="crystal-lsp",
+        prog=PROG,
         description="CrystalBLEU code similarity: scores, trivially shared n-grams, "
         "distinguishability, near-duplicate reports and a language server.",
         epilog="exit codes: 0 ok, 1 findings, 2 usage or input error, 3 internal error",
@@ -46,25 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crystal-lsp`` and return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.run(args))
-    except CrystalError as exc:
-        print(f"crystal-lsp: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print("crystal-lsp: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception:
-        print(
-            f"crystal-lsp: internal error (crystal-lsp {__version__}); please report it with this trace:",
-            file=sys.stderr,
-        )
-        traceback.print_exc(file=sys.stderr)
-        return EXIT_INTERNAL
+    return run_guarded(PROG, lambda: _run(build_parser().parse_args(argv)))
+
+
+def _run(args: argparse.Namespace) -> int:
+    return int(args.run(args))
 
 
 if __name__ == "__main__":

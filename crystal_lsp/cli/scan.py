@@ -8,8 +8,8 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.cli.common import add_progress, emit_json, progress_enabled
-from crystal_lsp.distributed.options import add_engine_options
+from crystal_lsp.cli.common import add_engine_options, add_progress, emit_json, progress_enabled
+from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
@@ -38,27 +38,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
-    p.add_argument("--threshold", type=float, help="minimum similarity (default 0.6)")
-    p.add_argument("-k", type=str, dest="k", help="size of S per language, or 'auto'")
-    p.add_argument("--min-tokens", type=int, help="smallest snippet in tokens (default 50)")
-    p.add_argument("--min-lines", type=int, help="smallest snippet in lines (default 5)")
-    p.add_argument(
-        "--lang",
-        action="append",
-        dest="languages",
-        metavar="LANG",
-        help="only these languages (repeatable)",
-    )
-    p.add_argument(
-        "--include", action="append", metavar="GLOB", help="only files matching (repeatable)"
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        metavar="GLOB",
-        help="also exclude files matching (repeatable)",
-    )
-    p.add_argument("--no-same-file", action="store_true", help="ignore copies within one file")
+    add_scan_options(p)
     p.add_argument(
         "--baseline", metavar="FILE", help="do not report findings recorded in this baseline file"
     )
@@ -82,7 +62,7 @@ def add_parser(sub: Any) -> None:
         "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
     )
     p.add_argument("--jobs", type=int, help="tokenizer processes (default: all CPUs)")
-    add_engine_options(p, "tokenizing, S-set counting and pair scoring")  # crystal_lsp.distributed
+    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
     p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
@@ -99,9 +79,10 @@ def _demo_path() -> str:
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
     from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
-    from crystal_lsp.clones.files import changed_lines, list_files
+    from crystal_lsp.clones.files import list_files
+    from crystal_lsp.clones.git import changed_lines
     from crystal_lsp.clones.sarif import to_sarif
-    from crystal_lsp.clones.settings import command_line_overrides, load_config
+    from crystal_lsp.clones.settings import load_config
     from crystal_lsp.distributed.scan import scan_runner
 
     if args.demo:

@@ -8,15 +8,15 @@ from collections import Counter
 from typing import Any
 
 from crystal_lsp.cli.common import (
+    add_engine_options,
     add_format,
     add_progress,
     emit_json,
     progress_bar,
     progress_enabled,
-    walk_files,
     warn,
 )
-from crystal_lsp.distributed.options import add_engine_options
+from crystal_lsp.clones.files import walk_files
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.datasets import iter_items
 from crystal_lsp.metric.sset import (
@@ -67,7 +67,7 @@ def add_parser(sub: Any) -> None:
     b.add_argument(
         "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip files larger than this"
     )
-    add_engine_options(b, "reading, tokenizing and counting")  # crystal_lsp.distributed
+    add_engine_options(b, "reading, tokenizing and counting")
     b.add_argument(
         "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
     )
@@ -141,19 +141,14 @@ def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> 
     """Tokenize the paths (in parallel) and build S."""
     # `sset build` streams its inputs through an engine (crystal_lsp.distributed)
     if hasattr(args, "engine"):
-        from crystal_lsp.distributed.build import build_from_args
-
-        return build_from_args(args, language, k)
+        return _build_on_engine(args, language, k)
     jobs, chosen, skipped = collect_jobs(
         args.paths if hasattr(args, "paths") else args.corpus,
         language,
         getattr(args, "split", None),
         args.max_bytes,
     )
-    for file, reason in skipped[:20]:
-        warn(f"skipped {file}: {reason}")
-    if len(skipped) > 20:
-        warn(f"... and {len(skipped) - 20} more skipped files")
+    _warn_skipped(skipped)
     with progress_bar(len(jobs), "tokenizing", progress_enabled(args)) as update:
         streams = tokenize_many(
             jobs,
@@ -170,6 +165,45 @@ def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> 
         tie_break=getattr(args, "tie_break", "canonical"),
         tokenizer=lexer_label(lexer) + (" comments:yes" if args.keep_comments else ""),
     )
+
+
+def _build_on_engine(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
+    from crystal_lsp.distributed.build import build_on_engine, plan_build
+    from crystal_lsp.distributed.engine import open_engine
+
+    tie_break = getattr(args, "tie_break", "canonical")
+    parts = plan_build(
+        args.paths,
+        language=language,
+        k=k,
+        max_n=args.max_n,
+        tie_break=tie_break,
+        engine=args.engine,
+        scheduler=args.scheduler,
+    )
+    with open_engine(args.engine, args.scheduler, args.jobs) as engine:
+        with progress_bar(None, "tokenizing", progress_enabled(args)) as update:
+            sset, skipped = build_on_engine(
+                engine,
+                parts,
+                language=language,
+                k=k,
+                max_n=args.max_n,
+                split=getattr(args, "split", None),
+                keep_comments=args.keep_comments,
+                max_bytes=args.max_bytes,
+                tie_break=tie_break,
+                progress=lambda stats: update(stats.documents),
+            )
+    _warn_skipped(skipped)
+    return sset
+
+
+def _warn_skipped(skipped: list[tuple[str, str]]) -> None:
+    for file, reason in skipped[:20]:
+        warn(f"skipped {file}: {reason}")
+    if len(skipped) > 20:
+        warn(f"... and {len(skipped) - 20} more skipped files")
 
 
 def load_or_build_sset(args: argparse.Namespace, language: str) -> TriviallySharedSet:

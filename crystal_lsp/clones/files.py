@@ -4,20 +4,18 @@ Inside a git work tree the files are ``git ls-files --cached --others --exclude-
 (tracked and untracked-but-not-ignored, so ``.gitignore`` is respected); elsewhere, or when git
 is not installed, a directory walk that honours a top-level ``.gitignore``. Both are then
 filtered by the ``include``/``exclude`` globs of the settings (gitignore-style patterns).
-This module is the only place in the core's neighbourhood that runs git.
+Git runs through :mod:`crystal_lsp.clones.git`, which also answers ``--new-since``.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
-import shutil
-import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import pathspec
 
+from crystal_lsp.clones.git import Git, decode_path, git_available, git_root
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.errors import CrystalError
 
@@ -47,49 +45,24 @@ def skip_directory(parent: str, name: str) -> bool:
     return os.path.isfile(os.path.join(parent, name, "pyvenv.cfg"))
 
 
-_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+def walk_files(paths: list[str]) -> Iterator[str]:
+    """Files under the given paths (directories recursively, skipping VCS and tool folders).
 
-
-def git_available() -> bool:
-    """Whether a ``git`` executable is on PATH."""
-    return shutil.which("git") is not None
-
-
-def _git(root: str, *args: str, check: bool = True) -> bytes:
-    try:
-        done = subprocess.run(
-            ["git", "-C", root, *args],
-            capture_output=True,
-            check=False,
-            timeout=120,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
-        )
-    except FileNotFoundError:
-        raise CrystalError("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise CrystalError(f"git {' '.join(args)} timed out") from None
-    if check and done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise CrystalError(
-            f"git {' '.join(args)} failed: {message[-1] if message else done.returncode}"
-        )
-    return done.stdout
-
-
-def git_root(path: str) -> str | None:
-    """The top of the git work tree containing ``path``, or None."""
-    if not git_available():
-        return None
-    try:
-        out = _git(
-            path if os.path.isdir(path) else os.path.dirname(path) or ".",
-            "rev-parse",
-            "--show-toplevel",
-        )
-    except CrystalError:
-        return None
-    top = out.decode("utf-8", "surrogateescape").strip()
-    return top or None
+    Unlike :func:`list_files` this ignores git and ``.gitignore``: it reads corpora
+    (``sset build``, ``score --corpus``), which are whatever the user points at.
+    """
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(
+                    d for d in dirs if d != "node_modules" and not skip_directory(root, d)
+                )
+                for name in sorted(files):
+                    yield os.path.join(root, name)
+        elif os.path.exists(path):
+            yield path
+        else:
+            raise CrystalError(f"{path}: no such file or directory")
 
 
 def list_files(root: str, config: ScanConfig) -> list[str]:
@@ -100,8 +73,10 @@ def list_files(root: str, config: ScanConfig) -> list[str]:
     """
     if git_root(root) is not None and not _ignored_by_git(root):
         # run in `root`, git prints paths relative to it (also when it is a subdirectory)
-        raw = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
-        files = [p for p in raw.decode("utf-8", "surrogateescape").split("\0") if p]
+        raw = Git(root).run(
+            "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
+        )
+        files = [decode_path(p) for p in raw.split(b"\0") if p]
         # tracked files deleted from the work tree are still "cached"; they are not there to scan
         files = [p for p in files if os.path.lexists(os.path.join(root, p))]
     else:
@@ -113,15 +88,9 @@ def list_files(root: str, config: ScanConfig) -> list[str]:
 
 def _ignored_by_git(root: str) -> bool:
     try:
-        done = subprocess.run(
-            ["git", "-C", root, "check-ignore", "-q", "."],
-            capture_output=True,
-            timeout=60,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        return Git(root).succeeds("check-ignore", "-q", ".")
+    except CrystalError:
         return False
-    return done.returncode == 0
 
 
 def _prunable(config: ScanConfig) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
@@ -181,43 +150,3 @@ def filter_paths(paths: list[str], config: ScanConfig) -> list[str]:
             continue
         out.append(path)
     return out
-
-
-def changed_lines(root: str, ref: str) -> dict[str, list[tuple[int, int]]]:
-    """Lines added or changed since ``ref`` (working tree vs ref), plus untracked files whole."""
-    if git_root(root) is None:
-        raise CrystalError("--new-since needs a git repository (and git installed)")
-    try:
-        _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    except CrystalError:
-        raise CrystalError(f"--new-since: unknown git revision {ref!r}") from None
-    out: dict[str, list[tuple[int, int]]] = {}
-    diff = _git(
-        root, "diff", "--no-color", "--no-ext-diff", "-U0", "--relative", "-z", "--name-only", ref
-    )
-    names = [n for n in diff.decode("utf-8", "surrogateescape").split("\0") if n]
-    for name in names:
-        patch = _git(
-            root, "diff", "--no-color", "--no-ext-diff", "-U0", "--relative", ref, "--", name
-        )
-        spans = parse_hunks(patch)
-        if spans:
-            out[name] = spans
-    untracked = _git(root, "ls-files", "-z", "--others", "--exclude-standard")
-    for name in untracked.decode("utf-8", "surrogateescape").split("\0"):
-        if name:
-            out[name] = [(1, 10**9)]
-    return out
-
-
-def parse_hunks(patch: bytes) -> list[tuple[int, int]]:
-    """New-side line ranges (1-based, inclusive) of the hunks of a ``-U0`` diff."""
-    spans = []
-    for line in patch.splitlines():
-        match = _HUNK.match(line)
-        if match:
-            start = int(match.group(1))
-            count = int(match.group(2)) if match.group(2) is not None else 1
-            if count > 0:
-                spans.append((start, start + count - 1))
-    return spans

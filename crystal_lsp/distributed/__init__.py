@@ -9,8 +9,8 @@ runs those pieces on an :class:`~crystal_lsp.distributed.engine.Engine`:
 * :mod:`topk`: n-gram counting as a map-reduce whose top-k merge is exact (the proof is there);
 * :mod:`engine`: ``LocalEngine`` (a process pool) and ``DaskEngine`` (a ``distributed`` client);
 * :mod:`client`: connecting to a scheduler or starting a loopback ``LocalCluster``;
-* :mod:`build`, :mod:`scan`, :mod:`disting`: the three commands on an engine;
-* :mod:`options`: their ``--engine`` and ``--scheduler`` options.
+* :mod:`build`, :mod:`scan`, :mod:`disting`: the three commands on an engine, called with
+  plain parameters (the ``--engine`` and ``--scheduler`` options live in :mod:`crystal_lsp.cli`).
 
 Dask is optional (``pip install 'crystal-lsp[dask]'``) and imported only when the Dask engine
 is used, so the core never needs it.

@@ -8,12 +8,11 @@ tokenizing) finds the one language of the inputs, with the same errors as always
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from crystal_lsp.distributed.engine import Engine, check_tie_break, engine_name, open_engine
+from crystal_lsp.distributed.engine import Engine, check_tie_break, engine_name
 from crystal_lsp.distributed.inputs import Part, Selection, iter_documents, plan
 from crystal_lsp.distributed.topk import (
     PartCounts,
@@ -110,34 +109,22 @@ def build_on_engine(
     return sset, counted.skipped
 
 
-def build_from_args(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
-    """``sset build``'s S (:func:`crystal_lsp.cli.sset.build_from_paths` dispatches here)."""
-    from crystal_lsp.cli.common import progress_bar, progress_enabled, warn
+def plan_build(
+    paths: list[str],
+    *,
+    language: str | None,
+    k: int,
+    max_n: int,
+    tie_break: str,
+    engine: str | None,
+    scheduler: str | None,
+) -> list[Part]:
+    """Check ``sset build``'s options, then plan its inputs (for :func:`build_on_engine`).
 
-    # errors in the options come before any work
-    check_sizes(k, args.max_n)
-    check_tie_break(
-        engine_name(args.engine, args.scheduler), getattr(args, "tie_break", "canonical")
-    )
+    Errors in the options come before any work: before planning, and before an engine starts.
+    """
+    check_sizes(k, max_n)
+    check_tie_break(engine_name(engine, scheduler), tie_break)
     if language:
         resolve_lexer(language)
-    parts = plan(args.paths)
-    with open_engine(args.engine, args.scheduler, args.jobs) as engine:
-        with progress_bar(None, "tokenizing", progress_enabled(args)) as update:
-            sset, skipped = build_on_engine(
-                engine,
-                parts,
-                language=language,
-                k=k,
-                max_n=args.max_n,
-                split=getattr(args, "split", None),
-                keep_comments=args.keep_comments,
-                max_bytes=args.max_bytes,
-                tie_break=getattr(args, "tie_break", "canonical"),
-                progress=lambda stats: update(stats.documents),
-            )
-    for file, reason in skipped[:20]:
-        warn(f"skipped {file}: {reason}")
-    if len(skipped) > 20:
-        warn(f"... and {len(skipped) - 20} more skipped files")
-    return sset
+    return plan(paths)

@@ -18,7 +18,6 @@ dataset's labels, which are small next to the pairs.
 
 from __future__ import annotations
 
-import argparse
 import threading
 import time
 import uuid
@@ -246,11 +245,13 @@ class EngineSteps:
 
 
 @contextmanager
-def disting_steps(args: argparse.Namespace) -> Iterator[Steps | EngineSteps]:
-    """The steps for ``args.engine`` (a Dask engine is opened on first use, closed after)."""
-    name = engine_name(args.engine, args.scheduler)
+def disting_steps(
+    engine: str | None = None, scheduler: str | None = None, jobs: int | None = None
+) -> Iterator[Steps | EngineSteps]:
+    """The steps for ``engine`` (a Dask engine is opened on first use, closed after)."""
+    name = engine_name(engine, scheduler)
     if name == "local":
         yield LOCAL_STEPS
         return
     with ExitStack() as stack:
-        yield EngineSteps(LazyEngine(stack, name, args.scheduler, args.jobs))
+        yield EngineSteps(LazyEngine(stack, name, scheduler, jobs))

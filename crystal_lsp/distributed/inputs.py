@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from crystal_lsp.cli.common import walk_files
+from crystal_lsp.clones.files import walk_files
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.datasets import iter_items
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer

@@ -1,7 +1,9 @@
 """The server's settings: ``initializationOptions.settings`` and ``workspace/configuration``.
 
-Every key is validated on its own: a bad value is reported (one message naming the key) and that
-key keeps its default, the others still apply. Keys that map to :class:`ScanConfig` fields are
+The keys, their defaults and ranges come from the one table, :mod:`crystal_lsp.clones.options`
+(the server's own keys, ``enable``, ``severity`` and ``debounceMs``, are there too). Every key
+is validated on its own: a bad value is reported (one message naming the key) and that key
+keeps its default, the others still apply. Keys that map to :class:`ScanConfig` fields are
 *overrides*: they replace ``[tool.crystal-lsp]`` of the folder's ``pyproject.toml`` only when
 set to something other than their default (editors send every key, defaults included, so a
 default value must not hide the project's configuration).
@@ -14,45 +16,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from crystal_lsp.clones.options import LSP_SETTINGS, canonical_language, lsp_value
 from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.lexers import canonical_name, lexer_by_language
 
 log = logging.getLogger(__name__)
 
 SECTION = "crystalLsp"
-SEVERITIES = ("hint", "information", "warning", "error")
 DEFAULTS: dict[str, Any] = {
-    "enable": True,
-    "threshold": 0.6,
-    "k": 500,
-    "minTokens": 50,
-    "minLines": 5,
-    "severity": "information",
-    "languages": [],
-    "exclude": [],
-    "debounceMs": 300,
-    "maxFileBytes": 2_000_000,
+    key: list(s.default) if isinstance(s.default, tuple) else s.default
+    for key, s in LSP_SETTINGS.items()
 }
 # setting -> ScanConfig field
-SCAN_FIELDS = {
-    "threshold": "threshold",
-    "k": "k",
-    "minTokens": "min_tokens",
-    "minLines": "min_lines",
-    "languages": "languages",
-    "exclude": "extend_exclude",
-    "maxFileBytes": "max_file_bytes",
-}
+SCAN_FIELDS = {key: s.name for key, s in LSP_SETTINGS.items() if not s.server_only}
 
 
 @dataclass(frozen=True)
 class Settings:
     """Validated settings (see the README's protocol section for each key)."""
 
-    enable: bool = True
-    severity: str = "information"
-    debounce_ms: int = 300
+    enable: bool = DEFAULTS["enable"]
+    severity: str = DEFAULTS["severity"]
+    debounce_ms: int = DEFAULTS["debounceMs"]
     scan: Mapping[str, Any] = field(default_factory=dict)
     """``ScanConfig`` overrides from the keys set to non-default values."""
 
@@ -62,57 +47,18 @@ class Settings:
         return self.debounce_ms / 1000.0
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _integer(value: Any) -> bool:
-    return _number(value) and float(value).is_integer()
-
-
 def _check(key: str, value: Any) -> Any:
     """The normalized value of one setting; raises ``ValueError`` naming what is wrong."""
-    if key == "enable":
-        if not isinstance(value, bool):
-            raise ValueError("expected true or false")
-        return value
-    if key == "threshold":
-        if not _number(value) or not 0.0 < float(value) <= 1.0:
-            raise ValueError("expected a number in (0, 1]")
-        return float(value)
-    if key == "k":
-        if value == "auto":
-            return value
-        if not _integer(value) or int(value) < 0:
-            raise ValueError('expected a whole number >= 0 or "auto"')
-        return int(value)
-    if key in ("minTokens", "minLines"):
-        if not _integer(value) or int(value) < 1:
-            raise ValueError("expected a whole number >= 1")
-        return int(value)
-    if key in ("debounceMs", "maxFileBytes"):
-        if not _integer(value) or int(value) < 0:
-            raise ValueError("expected a whole number >= 0")
-        return int(value)
-    if key == "severity":
-        if not isinstance(value, str) or value.lower() not in SEVERITIES:
-            raise ValueError("expected one of " + ", ".join(SEVERITIES))
-        return value.lower()
-    if key == "languages":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError("expected a list of language names")
-        names = []
-        for name in value:
-            try:
-                names.append(canonical_name(lexer_by_language(name)))
-            except CrystalError:
-                raise ValueError(f"unknown language {name!r}") from None
-        return sorted(set(names))
-    if key == "exclude":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError("expected a list of glob patterns")
-        return list(value)
-    raise KeyError(key)  # pragma: no cover - callers pass known keys
+    checked = lsp_value(LSP_SETTINGS[key], value)
+    if key != "languages":
+        return checked
+    names = []
+    for name in checked:
+        try:
+            names.append(canonical_language(name))
+        except CrystalError:
+            raise ValueError(f"unknown language {name!r}") from None
+    return sorted(set(names))
 
 
 def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
@@ -124,7 +70,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
     merged: dict[str, Any] = {}
     problems: list[str] = []
     for layer in layers:
-        if layer is None:
+        if layer is None or layer == []:  # some clients send [] for "no settings"
             continue
         if not isinstance(layer, Mapping):
             problems.append(f"settings: expected an object, got {type(layer).__name__}")

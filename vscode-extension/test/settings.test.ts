@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_SETTINGS, installPolicy, interpreterSetting, toServerSettings } from '../src/core/settings';
+import {
+    DEFAULT_SETTINGS,
+    installPolicy,
+    interpreterSetting,
+    LIMITS,
+    SECTION,
+    SEVERITIES,
+    toServerSettings,
+} from '../src/core/settings';
 
 test('defaults when nothing is set', () => {
     const m = toServerSettings(undefined);
@@ -84,4 +94,33 @@ test('install policy and interpreter setting tolerate junk', () => {
     assert.deepEqual(interpreterSetting(' /usr/bin/python3 '), ['/usr/bin/python3']);
     assert.deepEqual(interpreterSetting(''), []);
     assert.deepEqual(interpreterSetting(null), []);
+});
+
+test('numbers above their maximum fall back to defaults with a note', () => {
+    const m = toServerSettings({ debounceMs: 60_001, maxFileBytes: 2 ** 40 + 1, minLines: 100_000, k: 10_000_001 });
+    assert.equal(m.settings.debounceMs, 300);
+    assert.equal(m.settings.maxFileBytes, 2_000_000);
+    assert.equal(m.settings.minLines, 100_000);
+    assert.equal(m.settings.k, 500);
+    assert.deepEqual(m.problems, [
+        'crystalLsp.k: 10000001 is not an integer <= 10000000; using 500',
+        'crystalLsp.debounceMs: 60001 is not an integer <= 60000; using 300',
+        'crystalLsp.maxFileBytes: 1099511627777 is not an integer <= 1099511627776; using 2000000',
+    ]);
+    assert.equal(toServerSettings({ maxFileBytes: 0 }).settings.maxFileBytes, 0); // 0: no limit
+});
+
+test('defaults and ranges are the ones package.json declares', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    const properties: Record<string, Record<string, unknown>> = manifest.contributes.configuration.properties;
+    for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) {
+        assert.deepEqual(properties[`${SECTION}.${key}`].default, value, key);
+    }
+    for (const [key, limits] of Object.entries(LIMITS)) {
+        const declared = properties[`${SECTION}.${key}`];
+        for (const bound of ['minimum', 'exclusiveMinimum', 'maximum'] as const) {
+            assert.equal(declared[bound], limits[bound], `${key} ${bound}`);
+        }
+    }
+    assert.deepEqual(properties[`${SECTION}.severity`].enum, SEVERITIES);
 });

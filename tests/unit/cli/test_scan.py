@@ -208,7 +208,7 @@ def test_internal_error_exit_3(
     assert code == 3 and out == ""
     lines = err.splitlines()
     assert lines[0] == (
-        f"crystal-lsp: internal error (crystal-lsp {crystal_lsp.__version__}); "
+        f"crystal-lsp: internal error (crystal-lsp {crystal_lsp.__version__}), not a finding; "
         "please report it with this trace:"
     )
     assert lines[1] == "Traceback (most recent call last):"

@@ -1,4 +1,4 @@
-"""Which files a scan sees (git, directory walk, globs) and which lines changed since a ref."""
+"""Which files a scan sees: git's listing, a directory walk, globs."""
 
 from __future__ import annotations
 
@@ -8,14 +8,8 @@ import pytest
 from scan_samples import git, git_init, write_tree
 
 from crystal_lsp import CrystalError
-from crystal_lsp.clones.files import (
-    changed_lines,
-    filter_paths,
-    git_available,
-    git_root,
-    list_files,
-    parse_hunks,
-)
+from crystal_lsp.clones.files import filter_paths, list_files
+from crystal_lsp.clones.git import changed_lines, git_available, git_root
 from crystal_lsp.clones.settings import ScanConfig
 
 TREE = {
@@ -142,91 +136,3 @@ def test_filter_paths(
 def test_globs_apply_to_the_git_listing(repo: pathlib.Path) -> None:
     config = ScanConfig(include=("*.py",), extend_exclude=("dir with space/",))
     assert list_files(str(repo), config) == ["src/app.py", "src/util.py"]
-
-
-# --- changed lines ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("patch", "spans"),
-    [
-        pytest.param(b"@@ -1,2 +3,4 @@ def f():\n", [(3, 6)], id="range"),
-        pytest.param(b"@@ -5 +5 @@\n", [(5, 5)], id="one-line"),
-        pytest.param(b"@@ -3,2 +2,0 @@\n", [], id="deletion-only"),
-        pytest.param(b"@@ -0,0 +1,3 @@\n", [(1, 3)], id="new-file"),
-        pytest.param(
-            b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n@@ -10,0 +11,2 @@\n+c\n+d\n",
-            [(1, 1), (11, 12)],
-            id="two-hunks",
-        ),
-        pytest.param(b"+@@ -1 +1 @@ inside a line\n", [], id="not-at-line-start"),
-        pytest.param(b"", [], id="empty"),
-    ],
-)
-def test_parse_hunks(patch: bytes, spans: list[tuple[int, int]]) -> None:
-    assert parse_hunks(patch) == spans
-
-
-def _lines(n: int, prefix: str = "line") -> str:
-    return "".join(f"{prefix} {i}\n" for i in range(1, n + 1))
-
-
-@pytest.fixture
-def history(tmp_path: pathlib.Path) -> pathlib.Path:
-    root = write_tree(
-        tmp_path / "hist",
-        {
-            "a.py": _lines(20),
-            "dir with space/é.py": _lines(5),
-            "gone.py": _lines(3),
-            ".gitignore": "*.log\n",
-        },
-    )
-    git_init(root)
-    git(root, "tag", "base")
-    return root
-
-
-def test_changed_lines(history: pathlib.Path) -> None:
-    text = _lines(20).replace("line 3\n", "changed 3\n").replace("line 10\n", "")
-    (history / "a.py").write_text(text + "added 21\nadded 22\n")
-    (history / "dir with space/é.py").write_text(_lines(5) + "more\n")
-    (history / "gone.py").unlink()
-    write_tree(history, {"fresh/new.py": _lines(2), "ignored.log": "x\n"})
-    git(history, "add", "fresh/new.py")  # staged new files count like untracked ones
-    write_tree(history, {"untracked.py": _lines(2)})
-    assert changed_lines(str(history), "base") == {
-        "a.py": [(3, 3), (20, 21)],
-        "dir with space/é.py": [(6, 6)],
-        "fresh/new.py": [(1, 2)],
-        "untracked.py": [(1, 10**9)],
-    }
-
-
-def test_changed_lines_since_a_commit_range(history: pathlib.Path) -> None:
-    (history / "a.py").write_text(_lines(21))
-    git(history, "commit", "-qam", "second")
-    assert changed_lines(str(history), "base") == {"a.py": [(21, 21)]}
-    assert changed_lines(str(history), "HEAD") == {}
-
-
-def test_changed_lines_in_a_subdirectory(history: pathlib.Path) -> None:
-    (history / "dir with space/é.py").write_text("first\n" + _lines(5))
-    (history / "a.py").write_text(_lines(21))
-    write_tree(history, {"dir with space/new.py": "x\n"})
-    assert changed_lines(str(history / "dir with space"), "base") == {
-        "é.py": [(1, 1)],
-        "new.py": [(1, 10**9)],
-    }
-
-
-@pytest.mark.parametrize("ref", ["no-such-branch", "base~5", "0" * 40, "--output=x"])
-def test_unknown_ref(history: pathlib.Path, ref: str) -> None:
-    with pytest.raises(CrystalError, match="unknown git revision"):
-        changed_lines(str(history), ref)
-    assert not (history / "x").exists()
-
-
-def test_changed_lines_outside_git(tree: pathlib.Path) -> None:
-    with pytest.raises(CrystalError, match="needs a git repository"):
-        changed_lines(str(tree), "HEAD")

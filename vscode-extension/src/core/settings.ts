@@ -38,6 +38,27 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     maxFileBytes: 2_000_000,
 });
 
+/** A numeric setting's range, in the words of `package.json` (JSON schema). */
+export interface Limits {
+    minimum?: number;
+    exclusiveMinimum?: number;
+    maximum: number;
+}
+
+/**
+ * The ranges of the numeric settings, as `package.json` declares them and the server checks
+ * them (both are derived from the server's one settings table; tests compare all three).
+ */
+type NumericKey = 'threshold' | 'k' | 'minTokens' | 'minLines' | 'debounceMs' | 'maxFileBytes';
+export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
+    threshold: { exclusiveMinimum: 0, maximum: 1 },
+    k: { minimum: 0, maximum: 10_000_000 },
+    minTokens: { minimum: 1, maximum: 1_000_000 },
+    minLines: { minimum: 1, maximum: 100_000 },
+    debounceMs: { minimum: 0, maximum: 60_000 },
+    maxFileBytes: { minimum: 0, maximum: 1_099_511_627_776 }, // 2 ** 40
+});
+
 /** Settings the extension itself consumes; changing one of the first two restarts the server. */
 export const RESTART_KEYS = ['interpreter', 'installIfMissing'] as const;
 export const CLIENT_ONLY_KEYS = ['interpreter', 'installIfMissing', 'trace', 'kAuto'] as const;
@@ -78,16 +99,21 @@ export function toServerSettings(raw: unknown): Mapped {
         return fallback;
     };
 
-    const int = (key: keyof ServerSettings, fallback: number, min: number): number => {
+    const int = (key: NumericKey, fallback: number): number => {
         const v = src[key];
         if (v === undefined || v === null) {
             return fallback;
         }
-        if (typeof v === 'number' && Number.isInteger(v) && v >= min) {
-            return v;
+        const { minimum = 0, maximum } = LIMITS[key];
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < minimum) {
+            bad(key, v, `is not an integer >= ${minimum}`, fallback);
+            return fallback;
         }
-        bad(key, v, `is not an integer >= ${min}`, fallback);
-        return fallback;
+        if (v > maximum) {
+            bad(key, v, `is not an integer <= ${maximum}`, fallback);
+            return fallback;
+        }
+        return v;
     };
 
     const strings = (key: keyof ServerSettings): string[] => {
@@ -104,11 +130,12 @@ export function toServerSettings(raw: unknown): Mapped {
 
     let threshold = d.threshold;
     const t = src.threshold;
+    const { exclusiveMinimum: above = 0, maximum: atMost } = LIMITS.threshold;
     if (t !== undefined && t !== null) {
-        if (typeof t === 'number' && Number.isFinite(t) && t > 0 && t <= 1) {
+        if (typeof t === 'number' && Number.isFinite(t) && t > above && t <= atMost) {
             threshold = t;
         } else {
-            bad('threshold', t, 'is not a number in (0, 1]', d.threshold);
+            bad('threshold', t, `is not a number in (${above}, ${atMost}]`, d.threshold);
         }
     }
 
@@ -116,7 +143,7 @@ export function toServerSettings(raw: unknown): Mapped {
     if (kAuto !== undefined && kAuto !== null && typeof kAuto !== 'boolean') {
         bad('kAuto', kAuto, 'is not true or false', false);
     }
-    const k: number | 'auto' = kAuto === true || src.k === 'auto' ? 'auto' : int('k', d.k as number, 0);
+    const k: number | 'auto' = kAuto === true || src.k === 'auto' ? 'auto' : int('k', d.k as number);
 
     let severity: Severity = d.severity;
     const s = src.severity;
@@ -133,13 +160,13 @@ export function toServerSettings(raw: unknown): Mapped {
             enable: bool('enable', d.enable),
             threshold,
             k,
-            minTokens: int('minTokens', d.minTokens, 1),
-            minLines: int('minLines', d.minLines, 1),
+            minTokens: int('minTokens', d.minTokens),
+            minLines: int('minLines', d.minLines),
             severity,
             languages: strings('languages'),
             exclude: strings('exclude'),
-            debounceMs: int('debounceMs', d.debounceMs, 0),
-            maxFileBytes: int('maxFileBytes', d.maxFileBytes, 1),
+            debounceMs: int('debounceMs', d.debounceMs),
+            maxFileBytes: int('maxFileBytes', d.maxFileBytes),
         },
         problems,
     };

@@ -1,28 +1,38 @@
-"""Git plumbing for the hooks: one runner, NUL-separated listings, quoted paths, patches, blobs.
+"""Every git call of crystal_lsp: one runner, the parsers of git's output, lines added since a ref.
+
+``crystal-lsp scan`` (file listing, ``--new-since``) and the ``crystal-clones`` hook both run git
+through :class:`Git`, with one timeout and one environment (:func:`git_env`): the caller's
+environment, so that a commit hook sees ``GIT_INDEX_FILE`` (``git commit -a`` and
+``git commit <paths>`` stage into a temporary index), with relative ``GIT_*`` paths made
+absolute (git runs with ``-C``), ``GIT_OPTIONAL_LOCKS=0`` so that read-only commands never
+rewrite the index, ``LC_ALL=C`` so that messages are parsable, no prompt, pager or external diff.
 
 Every listing is read with ``-z`` (paths with spaces, quotes, newlines or non-ASCII bytes come
 back verbatim); the only place git quotes paths is the ``---``/``+++`` lines of a patch, which
 :func:`unquote` decodes. Paths are ``str`` decoded with ``surrogateescape``, so any byte
 sequence round-trips to the file system.
 
-Git runs in the repository root with the hook's environment (a commit hook must see
-``GIT_INDEX_FILE``: ``git commit -a`` and ``git commit <paths>`` stage into a temporary index),
-with relative ``GIT_*`` paths made absolute and ``GIT_OPTIONAL_LOCKS=0`` so that read-only
-commands never rewrite the index.
+A failing git is a :class:`GitError` whose message starts with ``git failed:`` and ends with
+git's last line of stderr, so that it never reads like a mistake in the user's options.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
 
+TIMEOUT = 300
+"""Seconds any one git command may take (a ``git diff`` of a very large repository is slow)."""
 ZERO_SHA = re.compile(r"^0+$")
 REGULAR_MODES = frozenset({"100644", "100755"})
+WHOLE_FILE = 10**9
+"""The last line of the span an untracked file gets in :func:`changed_lines`."""
 _PATH_VARS = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -42,7 +52,29 @@ _ESCAPES = {
     ord('"'): 34,
     ord("\\"): 92,
 }
+# --raw and a -U0 patch in one run; prefixes and every display option pinned, so that neither
+# the user's config (diff.noprefix, diff.external, textconv, color.diff) nor GIT_DIFF_OPTS moves
+# the line numbers or the paths
+_DIFF = (
+    "diff",
+    "--raw",
+    "-p",
+    "-z",
+    "-U0",
+    "--inter-hunk-context=0",
+    "--no-abbrev",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--ignore-submodules",
+)
 Spans = list[tuple[int, int]]
+
+
+class GitError(CrystalError):
+    """git is missing, failed or timed out (exit code 2, like any error in the user's setup)."""
 
 
 def decode_path(raw: bytes) -> str:
@@ -60,40 +92,54 @@ def git_env(base: Mapping[str, str] | None = None, cwd: str | None = None) -> di
             env[name] = os.path.join(here, value)
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_PAGER"] = "cat"
     env.pop("GIT_EXTERNAL_DIFF", None)
     env.pop("GIT_DIFF_OPTS", None)
     return env
 
 
+def git_available() -> bool:
+    """Whether a ``git`` executable is on PATH."""
+    return shutil.which("git") is not None
+
+
 class Git:
-    """Runs git in one work tree."""
+    """Runs git in one work tree (or any directory inside it)."""
 
     def __init__(self, root: str, env: Mapping[str, str] | None = None) -> None:
         self.root = root
         self.env = dict(env) if env is not None else git_env()
 
-    def run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
-        """Run ``git ARGS`` in the root; its stdout, or :class:`CrystalError` when it fails."""
+    def _run(
+        self, args: tuple[str, ...], stdin: bytes | None
+    ) -> subprocess.CompletedProcess[bytes]:
         try:
-            done = subprocess.run(
-                ["git", *args],
-                cwd=self.root,
+            return subprocess.run(
+                ["git", "-C", self.root, *args],
                 input=stdin if stdin is not None else b"",
                 capture_output=True,
                 check=False,
                 env=self.env,
-                timeout=300,
+                timeout=TIMEOUT,
             )
         except FileNotFoundError:
-            raise CrystalError("git is not installed") from None
+            raise GitError("git is not installed") from None
         except subprocess.TimeoutExpired:
-            raise CrystalError(f"git {args[0]} timed out") from None
+            raise GitError(f"git failed: {_shown(args)}: timed out after {TIMEOUT} s") from None
+
+    def run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
+        """Run ``git ARGS``; its stdout, or :class:`GitError` when it fails."""
+        done = self._run(args, stdin)
         if check and done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise CrystalError(
-                f"git {' '.join(args[:3])} failed: {lines[-1] if lines else done.returncode}"
-            )
+            detail = lines[-1] if lines else f"exit status {done.returncode}"
+            raise GitError(f"git failed: {_shown(args)}: {detail}")
         return done.stdout
+
+    def succeeds(self, *args: str) -> bool:
+        """Whether ``git ARGS`` exits 0 (its output is discarded)."""
+        return self._run(args, None).returncode == 0
 
     def commit(self, rev: str) -> str | None:
         """The commit ``rev`` names, or None (e.g. ``HEAD`` before the first commit)."""
@@ -119,11 +165,63 @@ class Git:
             header = out[pos:end].split()
             pos = end + 1
             if len(header) != 3:
-                raise CrystalError(f"git cat-file: object {sha} is missing")
+                raise GitError(f"git failed: git cat-file: object {sha} is missing")
             size = int(header[2])
             blobs[sha] = out[pos : pos + size]
             pos += size + 1
         return blobs
+
+    def diff(self, *revs: str, renames: bool = True, relative: bool = False) -> Diff:
+        """The entries and the added and removed lines of ``git diff REVS``, in one run.
+
+        ``revs`` as ``git diff`` takes them: ``REF`` (work tree), ``--cached REF`` (index),
+        ``A B`` (two commits). With ``renames``, a renamed file adds only the lines its rename
+        changed; without, it is a deletion plus a whole new file. ``relative``: only paths under
+        the directory git runs in, relative to it.
+        """
+        options = ("-M",) if renames else ("--no-renames",)
+        scope = ("--relative",) if relative else ()
+        raw, patch = split_raw_and_patch(self.run(*_DIFF, *options, *scope, *revs))
+        return Diff(parse_raw(raw), parse_patch(patch))
+
+
+def _shown(args: tuple[str, ...]) -> str:
+    """A git command line for a message: the subcommand and its first options."""
+    return " ".join(("git", *args[:3], *(("...",) if len(args) > 3 else ())))
+
+
+def git_root(path: str) -> str | None:
+    """The top of the git work tree containing ``path``, or None."""
+    if not git_available():
+        return None
+    where = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    try:
+        out = Git(where).run("rev-parse", "--show-toplevel")
+    except CrystalError:
+        return None
+    top = decode_path(out).strip()
+    return top or None
+
+
+def changed_lines(root: str, ref: str) -> dict[str, Spans]:
+    """Lines added or changed since ``ref`` (work tree against ref), plus untracked files whole.
+
+    Paths are relative to ``root`` (only files under it). One ``git diff`` for all files,
+    without rename detection: a renamed file counts as new in every line, as its lines are new
+    at that path.
+    """
+    if git_root(root) is None:
+        raise CrystalError("--new-since needs a git repository (and git installed)")
+    git = Git(root)
+    commit = None if ref.startswith("-") else git.commit(ref)
+    if commit is None:
+        raise CrystalError(f"--new-since: unknown git revision {ref!r}")
+    out = dict(git.diff(commit, renames=False, relative=True).patch.added)
+    untracked = git.run("ls-files", "-z", "--others", "--exclude-standard")
+    for name in untracked.split(b"\0"):
+        if name:
+            out[decode_path(name)] = [(1, WHOLE_FILE)]
+    return out
 
 
 def unquote(raw: bytes) -> bytes:
@@ -202,6 +300,14 @@ class Patch:
     removed: dict[str, Spans] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Diff:
+    """What :meth:`Git.diff` reads: the ``--raw`` entries and the patch's line numbers."""
+
+    entries: list[RawEntry]
+    patch: Patch
+
+
 def _patch_path(line: bytes, prefix: bytes) -> str | None:
     name = line[4:]
     if name.endswith(b"\t"):  # git appends a tab when the name has a space
@@ -264,27 +370,27 @@ class IndexEntry:
     mode: str
 
 
+def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
+    """The fields before the tab and the path of each ``META\tPATH`` record of a listing."""
+    for record in out.split(b"\0"):
+        if record:
+            meta, _, path = record.partition(b"\t")
+            yield meta.decode().split(), decode_path(path)
+
+
 def parse_ls_files(out: bytes) -> list[IndexEntry]:
     """Regular files at stage 0 of ``git ls-files -s -z`` (symlinks, submodules, conflicts out)."""
-    entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, sha, stage = meta.decode().split()
-        if stage == "0" and mode in REGULAR_MODES:
-            entries.append(IndexEntry(decode_path(path), sha, mode))
-    return entries
+    return [
+        IndexEntry(path, sha, mode)
+        for (mode, sha, stage), path in _records(out)
+        if stage == "0" and mode in REGULAR_MODES
+    ]
 
 
 def parse_ls_tree(out: bytes) -> list[IndexEntry]:
     """Regular files of ``git ls-tree -r -z --full-tree``."""
-    entries = []
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        mode, kind, sha = meta.decode().split()
-        if kind == "blob" and mode in REGULAR_MODES:
-            entries.append(IndexEntry(decode_path(path), sha, mode))
-    return entries
+    return [
+        IndexEntry(path, sha, mode)
+        for (mode, kind, sha), path in _records(out)
+        if kind == "blob" and mode in REGULAR_MODES
+    ]
