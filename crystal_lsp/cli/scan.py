@@ -81,21 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.files import list_files
     from crystal_lsp.clones.git import changed_lines
-    from crystal_lsp.clones.sarif import to_sarif
     from crystal_lsp.clones.settings import load_config
     from crystal_lsp.distributed.scan import scan_runner
 
-    if args.demo:
-        if args.path is not None:
-            raise CrystalError("--demo takes no path")
-        args.path = _demo_path()
-    elif args.path is None:
-        args.path = "."
-    if not os.path.isdir(args.path):
-        raise CrystalError(f"{args.path}: not a directory")
-    if args.update_baseline and not args.baseline:
-        raise CrystalError("--update-baseline needs --baseline FILE")
-    root = os.path.abspath(args.path)
+    root = _root(args)
     config = load_config(root, command_line_overrides(args))
     paths = list_files(root, config)
     focus = changed_lines(root, args.new_since) if args.new_since else None
@@ -126,6 +115,29 @@ def run(args: argparse.Namespace) -> int:
         kept = without_baselined(findings, load_baseline(args.baseline))
         baselined = len(findings) - len(kept)
         result.findings = kept
+    _report(result, args, baselined)
+    return EXIT_FINDINGS if result.findings else EXIT_OK
+
+
+def _root(args: argparse.Namespace) -> str:
+    """The folder to scan (``--demo``: the shipped example project)."""
+    if args.demo:
+        if args.path is not None:
+            raise CrystalError("--demo takes no path")
+        args.path = _demo_path()
+    elif args.path is None:
+        args.path = "."
+    if not os.path.isdir(args.path):
+        raise CrystalError(f"{args.path}: not a directory")
+    if args.update_baseline and not args.baseline:
+        raise CrystalError("--update-baseline needs --baseline FILE")
+    return os.path.abspath(str(args.path))
+
+
+def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> None:
+    """Write the report in the chosen format to ``--output`` or stdout."""
+    from crystal_lsp.clones.sarif import to_sarif
+
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.format == "json":
@@ -139,7 +151,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if out is not sys.stdout:
             out.close()
-    return EXIT_FINDINGS if result.findings else EXIT_OK
 
 
 def _write_json(doc: Any, out: Any) -> None:
