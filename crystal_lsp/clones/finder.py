@@ -157,6 +157,14 @@ class CloneFinder:
         """The pair similarity of a language (shares the finder's profile and score caches)."""
         return self._state(language, None).similarity
 
+    def retrieval(self, language: str) -> tuple[list[Ref], list[SnippetMeta], Postings]:
+        """The indexed snippets of a language (files on disk) and their retrieval index."""
+        state = self._state(language, None)
+        postings = state.postings
+        if isinstance(postings, MemoizedPostings):
+            postings = postings.postings
+        return state.base.refs, state.base.metas, postings
+
     def save_scores(self) -> int:
         """Add the pair scores computed so far to those full scans keep; returns how many.
 
