@@ -102,7 +102,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 3,
+                "format": 4,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from crystal_lsp.text.fingerprints import U64, shingles, text_sha
+from crystal_lsp.text.fingerprints import U64, positional_shingles, text_sha
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 from crystal_lsp.text.snippets import CODE_KINDS, DATA, Snippet, extract, line_starts, token_lines
 from crystal_lsp.text.tokens import lex
@@ -88,47 +89,80 @@ class SnippetMeta:
         return cls(*row)
 
 
+U32 = npt.NDArray[np.uint32]
+_EMPTY_U64: U64 = np.empty(0, dtype=np.uint64)
+_EMPTY_U32: U32 = np.empty(0, dtype=np.uint32)
+
+
 @dataclass
 class Entry:
-    """The index entry of one file content."""
+    """The index entry of one file content.
+
+    ``h4`` holds the hash of every 4-gram of the file's normalized view, by position
+    (:func:`crystal_lsp.text.fingerprints.positional_shingles`), and ``npos`` the raw token each
+    normalized token starts at: the clone finder aligns files by them. A snippet's shingles are
+    the distinct values of its slice of ``h4``.
+    """
 
     language: str
     status: str
     token_count: int
     snippets: list[SnippetMeta]
-    shingles: list[U64]
+    h4: U64 = field(default_factory=lambda: _EMPTY_U64, repr=False)
+    npos: U32 = field(default_factory=lambda: _EMPTY_U32, repr=False)
     replaced: int = 0
     heavy: Heavy | None = field(default=None, repr=False)
+    _shingles: list[U64] | None = field(default=None, repr=False, compare=False)
+
+    def normalized_span(self, start: int, end: int) -> tuple[int, int]:
+        """The normalized positions of raw tokens ``[start, end)``."""
+        a = int(np.searchsorted(self.npos, start, side="left"))
+        b = int(np.searchsorted(self.npos, end, side="left"))
+        return a, b
+
+    def snippet_shingles(self, meta: SnippetMeta) -> U64:
+        """The sorted distinct shingles of one snippet (from ``h4``)."""
+        a, b = self.normalized_span(meta.start, meta.end)
+        if b - a < 4:
+            return _EMPTY_U64
+        out: U64 = np.unique(self.h4[a : b - 3])
+        return out
+
+    @property
+    def shingles(self) -> list[U64]:
+        """The shingles of every snippet, in snippet order (computed once)."""
+        if self._shingles is None:
+            self._shingles = [self.snippet_shingles(m) for m in self.snippets]
+        return self._shingles
 
     def light_json(self) -> dict[str, Any]:
         """The part every scan loads."""
-        offsets = np.cumsum([0] + [len(s) for s in self.shingles]).tolist()
-        joined = np.concatenate(self.shingles) if self.shingles else np.empty(0, dtype=np.uint64)
         return {
             "language": self.language,
             "status": self.status,
             "tokens": self.token_count,
             "replaced": self.replaced,
             "snippets": [s.to_json() for s in self.snippets],
-            "shingle_offsets": offsets,
-            "shingles": base64.b64encode(joined.astype("<u8").tobytes()).decode("ascii"),
+            "h4": base64.b64encode(self.h4.astype("<u8").tobytes()).decode("ascii"),
+            "npos": base64.b64encode(self.npos.astype("<u4").tobytes()).decode("ascii"),
         }
 
     @classmethod
     def from_light_json(cls, doc: dict[str, Any]) -> Entry:
         """Inverse of :meth:`light_json` (raises ``KeyError``/``ValueError`` when malformed)."""
-        raw = np.frombuffer(base64.b64decode(doc["shingles"]), dtype="<u8").astype(np.uint64)
-        offsets = doc["shingle_offsets"]
-        snippets = [SnippetMeta.from_json(r) for r in doc["snippets"]]
-        if len(offsets) != len(snippets) + 1 or offsets[-1] != len(raw):
-            raise ValueError("shingle offsets do not match")
-        parts = [raw[offsets[i] : offsets[i + 1]] for i in range(len(snippets))]
+        h4 = np.frombuffer(base64.b64decode(doc["h4"]), dtype="<u8").astype(np.uint64)
+        npos = np.frombuffer(base64.b64decode(doc["npos"]), dtype="<u4").astype(np.uint32)
+        if len(h4) != max(0, len(npos) - 3):
+            raise ValueError("4-gram hashes do not match the normalized positions")
+        if len(npos) and int(npos[-1]) >= int(doc["tokens"]):
+            raise ValueError("normalized positions beyond the tokens")
         return cls(
             doc["language"],
             doc["status"],
             int(doc["tokens"]),
-            snippets,
-            parts,
+            [SnippetMeta.from_json(r) for r in doc["snippets"]],
+            h4,
+            npos,
             int(doc.get("replaced", 0)),
         )
 
@@ -213,15 +247,14 @@ def build_entry(
     lines = token_lines(tokens.starts, source)
     heavy = Heavy(tokens.texts, cats, tokens.starts, lines)
     if not tokens:
-        return Entry(lang, NO_CODE, 0, [], [], replaced, heavy)
+        return Entry(lang, NO_CODE, 0, [], replaced=replaced, heavy=heavy)
     if status not in (OK, GENERATED):
-        return Entry(lang, status, len(tokens), [], [], replaced, heavy)
+        return Entry(lang, status, len(tokens), [], replaced=replaced, heavy=heavy)
     source_lines = source.split("\n")
     suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
     suppressed_lines = {i for i, line in enumerate(source_lines) if _SUPPRESS.search(line)}
     starts_of_lines = line_starts(source)
     metas: list[SnippetMeta] = []
-    parts: list[U64] = []
     for snippet in extract(
         tokens.texts, cats, lines, source, lang, min_tokens=min_tokens, min_lines=min_lines
     ):
@@ -241,8 +274,8 @@ def build_entry(
                 text_sha(norm),
             )
         )
-        parts.append(shingles(norm))
-    return Entry(lang, status, len(tokens), metas, parts, replaced, heavy)
+    h4, npos = positional_shingles(tokens.texts, cats)
+    return Entry(lang, status, len(tokens), metas, h4, npos, replaced, heavy)
 
 
 def snippet_meta(

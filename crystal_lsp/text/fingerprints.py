@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from crystal_lsp.text.views import normalized, normalized_positions
+
 SHINGLE_N = 4
 _P1, _P2, _P3 = (
     np.uint64(0x9E3779B97F4A7C15),
@@ -76,3 +78,15 @@ def gram_hashes(grams: Sequence[tuple[str, ...]]) -> U64:
     values = [int(ngram_hashes(token_hashes(list(g)))[0]) for g in grams if len(g) == SHINGLE_N]
     out: U64 = np.unique(np.array(values, dtype=np.uint64))
     return out
+
+
+def positional_shingles(texts: Sequence[str], cats: str) -> tuple[U64, npt.NDArray[np.uint32]]:
+    """Every normalized 4-gram hash of a file by position, and each normalized token's raw index.
+
+    Position ``i`` of the first array is the 4-gram starting at normalized token ``i`` (the
+    normalized view collapses runs of string tokens, so the second array maps back to the raw
+    tokens).
+    """
+    norm = normalized(texts, cats)
+    npos = np.array(normalized_positions(cats), dtype=np.uint32)
+    return ngram_hashes(token_hashes(norm)), npos

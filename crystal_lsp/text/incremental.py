@@ -45,7 +45,7 @@ from crystal_lsp.text.entries import (
     detect_status,
     snippet_meta,
 )
-from crystal_lsp.text.fingerprints import U64, shingles, text_sha
+from crystal_lsp.text.fingerprints import positional_shingles, text_sha
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 from crystal_lsp.text.snippets import CODE_KINDS, DATA, extract, line_starts
 from crystal_lsp.text.tokens import lex
@@ -425,15 +425,14 @@ class IncrementalEntry:
         heavy = Heavy(self.texts, cats, self.starts, lines)
         status = detect_status(source)
         if not self.texts:
-            return Entry(lang, NO_CODE, 0, [], [], 0, heavy)
+            return Entry(lang, NO_CODE, 0, [], heavy=heavy)
         if status != OK:
-            return Entry(lang, status, len(self.texts), [], [], 0, heavy)
+            return Entry(lang, status, len(self.texts), [], heavy=heavy)
         source_lines = source.split("\n")
         suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
         suppressed_lines = {i for i, line in enumerate(source_lines) if _SUPPRESS.search(line)}
         reusable = _reusable(old, splice, cats)
         metas: list[SnippetMeta] = []
-        parts: list[U64] = []
         for snippet in extract(
             self.texts,
             cats,
@@ -449,7 +448,7 @@ class IncrementalEntry:
             if known is None:
                 window = self.texts[snippet.start : snippet.end]
                 norm = normalized(window, cats[snippet.start : snippet.end])
-                known = (text_sha(window), text_sha(norm), shingles(norm))
+                known = (text_sha(window), text_sha(norm))
             metas.append(
                 snippet_meta(
                     snippet,
@@ -462,20 +461,19 @@ class IncrementalEntry:
                     known[1],
                 )
             )
-            parts.append(known[2])
-        return Entry(lang, OK, len(self.texts), metas, parts, 0, heavy)
+        h4, npos = positional_shingles(self.texts, cats)
+        return Entry(lang, OK, len(self.texts), metas, h4, npos, 0, heavy)
 
 
-_Known = tuple[str, str, U64]
+_Known = tuple[str, str]
 
 
 def _reusable(old: IncrementalEntry | None, splice: Splice | None, cats: str) -> _ReuseLookup:
-    """A lookup of digests and shingles of snippets whose tokens did not change."""
+    """A lookup of the digests of snippets whose tokens did not change."""
     if old is None or splice is None or old.entry.status != OK:
         return _ReuseLookup({}, 0, 0, 0)
     by_bounds: dict[tuple[int, int], _Known] = {
-        (m.start, m.end): (m.sha, m.norm_sha, old.entry.shingles[i])
-        for i, m in enumerate(old.entry.snippets)
+        (m.start, m.end): (m.sha, m.norm_sha) for m in old.entry.snippets
     }
     old_cats = old.entry.heavy.cats if old.entry.heavy is not None else ""
     tail = splice.tail

@@ -19,7 +19,7 @@ from crystal_lsp.text.entries import (
     build_entry,
     detect_status,
 )
-from crystal_lsp.text.fingerprints import text_sha
+from crystal_lsp.text.fingerprints import shingles, text_sha
 from crystal_lsp.text.tokens import tokenize
 from crystal_lsp.text.views import normalized
 
@@ -199,7 +199,16 @@ def test_light_json_round_trip() -> None:
     assert back.snippets == built.snippets
     assert [s.tolist() for s in back.shingles] == [s.tolist() for s in built.shingles]
     assert all(s.dtype == np.uint64 for s in back.shingles)
+    assert back.h4.tolist() == built.h4.tolist() and back.npos.tolist() == built.npos.tolist()
     assert back.heavy is None
+
+
+def test_snippet_shingles_are_those_of_its_own_normalized_view() -> None:
+    built = build_entry("m.py", module(IMPORTS, ORIGINAL, UNRELATED[0]), None, **SIZES)
+    assert built.heavy is not None
+    for meta, got in zip(built.snippets, built.shingles):
+        own = shingles(built.heavy.normalized(meta.start, meta.end))
+        assert got.tolist() == own.tolist()
 
 
 def test_light_json_of_an_entry_without_snippets() -> None:
@@ -211,20 +220,17 @@ def test_light_json_of_an_entry_without_snippets() -> None:
 @pytest.mark.parametrize(
     ("change", "error"),
     [
-        pytest.param(lambda d: d.pop("shingles"), KeyError, id="missing-key"),
+        pytest.param(lambda d: d.pop("h4"), KeyError, id="missing-key"),
         pytest.param(
-            lambda d: d.__setitem__("shingle_offsets", d["shingle_offsets"][:-1]),
-            ValueError,
-            id="offsets-short",
+            lambda d: d.__setitem__("npos", d["npos"][:-8]), ValueError, id="positions-short"
         ),
         pytest.param(
-            lambda d: d.__setitem__("shingles", d["shingles"][:8] + "B" * 8 + d["shingles"][16:]),
+            lambda d: d.__setitem__("h4", d["h4"][:8] + "B" * 8 + d["h4"][16:]),
             None,
             id="garbled-hashes-same-length",
         ),
-        pytest.param(
-            lambda d: d.__setitem__("shingles", "AAAA"), ValueError, id="shingles-truncated"
-        ),
+        pytest.param(lambda d: d.__setitem__("h4", "AAAA"), ValueError, id="hashes-truncated"),
+        pytest.param(lambda d: d.__setitem__("tokens", 3), ValueError, id="positions-past-tokens"),
     ],
 )
 def test_malformed_light_json(change: object, error: type[Exception] | None) -> None:
