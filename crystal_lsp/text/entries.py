@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,42 +241,68 @@ def build_entry(
 ) -> Entry:
     """Tokenize a file and extract its snippets, shingles and suppressions."""
     lexer = resolve_lexer(language, path, source, guess=False)
-    lang = canonical_name(lexer)
-    status = detect_status(source)
     tokens = lex(source, lexer)
     cats = categories(tokens.texts, tokens.types)
     lines = token_lines(tokens.starts, source)
     heavy = Heavy(tokens.texts, cats, tokens.starts, lines)
-    if not tokens:
+    sizes = (min_tokens, min_lines)
+    return assemble_entry(canonical_name(lexer), source, heavy, sizes, replaced=replaced)
+
+
+DigestLookup = Callable[[int, int], "tuple[str, str] | None"]
+"""``(start, end) -> (sha, norm_sha)`` of a snippet whose digests are already known, or None."""
+
+
+def assemble_entry(
+    lang: str,
+    source: str,
+    heavy: Heavy,
+    sizes: tuple[int, int],
+    *,
+    replaced: int = 0,
+    known: DigestLookup | None = None,
+) -> Entry:
+    """The entry of a lexed file: snippets (``sizes``: min tokens and lines), digests, shingles.
+
+    ``known`` supplies the digests of snippets that did not change (incremental re-lexing).
+    """
+    texts, cats = heavy.texts, heavy.cats
+    status = detect_status(source)
+    if not texts:
         return Entry(lang, NO_CODE, 0, [], replaced=replaced, heavy=heavy)
     if status not in (OK, GENERATED):
-        return Entry(lang, status, len(tokens), [], replaced=replaced, heavy=heavy)
+        return Entry(lang, status, len(texts), [], replaced=replaced, heavy=heavy)
     source_lines = source.split("\n")
     suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
     suppressed_lines = {i for i, line in enumerate(source_lines) if _SUPPRESS.search(line)}
     starts_of_lines = line_starts(source)
     metas: list[SnippetMeta] = []
+    min_tokens, min_lines = sizes
     for snippet in extract(
-        tokens.texts, cats, lines, source, lang, min_tokens=min_tokens, min_lines=min_lines
+        texts, cats, heavy.lines, source, lang, min_tokens=min_tokens, min_lines=min_lines
     ):
         if snippet.kind not in CODE_KINDS and snippet.kind != DATA:
             continue
-        window = tokens.texts[snippet.start : snippet.end]
-        norm = normalized(window, cats[snippet.start : snippet.end])
+        digests = known(snippet.start, snippet.end) if known is not None else None
+        if digests is None:
+            window = texts[snippet.start : snippet.end]
+            digests = (
+                text_sha(window),
+                text_sha(normalized(window, cats[snippet.start : snippet.end])),
+            )
         metas.append(
             snippet_meta(
                 snippet,
-                tokens.texts,
-                tokens.starts,
+                texts,
+                heavy.starts,
                 starts_of_lines,
                 suppressed_lines,
                 suppress_file,
-                text_sha(window),
-                text_sha(norm),
+                *digests,
             )
         )
-    h4, npos = positional_shingles(tokens.texts, cats)
-    return Entry(lang, status, len(tokens), metas, h4, npos, replaced, heavy)
+    h4, npos = positional_shingles(texts, cats)
+    return Entry(lang, status, len(texts), metas, h4, npos, replaced, heavy)
 
 
 def snippet_meta(
