@@ -2,9 +2,10 @@
 
 ``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
 the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
-time match the manifest are not even read, files whose content digest is known reuse their
-stored entry, and only new contents are tokenized, in parallel processes. In-memory contents
-(an editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
+time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
+files whose content digest is known reuse their stored entry, and only new contents are
+tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
+can be layered on top with ``overrides``.
 
 Each language has two S sets, over raw tokens and over the normalized view
 (:mod:`crystal_lsp.clones.languagesets`), kept by the index and rebuilt when they drift.
@@ -19,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from crystal_lsp.clones.languagesets import LanguageSets, is_current, language_sets
 from crystal_lsp.clones.settings import ScanConfig
@@ -41,6 +42,10 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
+RACY_MARGIN_NS = 2_000_000_000
+"""How much older than the moment it was hashed a file must be for its manifest entry to be
+trusted: timestamps are coarse (2 s on FAT, 1 s on HFS+ and ext3, a clock tick elsewhere), so a
+file written in the same interval may change again without its size or mtime changing."""
 
 
 @dataclass
@@ -55,7 +60,12 @@ class FileState:
 
 @dataclass
 class Snapshot:
-    """Which content each file has: ``contents[path] = (digest, bytes or None if unread)``."""
+    """Which content each file has: ``contents[path] = (digest, bytes or None)``.
+
+    The bytes are kept only for contents the manifest does not already record for the path
+    (``None``: not read, or re-read and found unchanged, so the index has an entry for it).
+    ``manifest`` entries are ``[size, mtime_ns, digest, hashed_ns]`` (see :func:`trusted`).
+    """
 
     contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
@@ -126,6 +136,22 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     return encode(entry.light_json()), encode(entry.heavy.to_json())
 
 
+def trusted(known: Any, size: int, mtime_ns: int) -> TypeGuard[list[Any]]:
+    """Whether a manifest entry may stand for a file of this size and mtime without reading it.
+
+    git's racy-clean rule: the entry must match, and the file must have been modified safely
+    (:data:`RACY_MARGIN_NS`) before it was hashed; a later change within the same timestamp
+    would leave size and mtime as they were. Entries of older manifests, which do not record
+    when they were hashed, and malformed entries are never trusted.
+    """
+    if not isinstance(known, list) or len(known) < 4:
+        return False
+    k_size, k_mtime, sha, hashed_ns = known[:4]
+    if not (isinstance(sha, str) and isinstance(k_mtime, int) and isinstance(hashed_ns, int)):
+        return False
+    return k_size == size and k_mtime == mtime_ns and k_mtime < hashed_ns - RACY_MARGIN_NS
+
+
 class RepoIndex:
     """The index of one repository (see the module docstring)."""
 
@@ -156,14 +182,22 @@ class RepoIndex:
         return f"{kind}:{self._entry_sig}:{sha}"
 
     def snapshot(
-        self, paths: Iterable[str], overrides: Mapping[str, bytes] | None = None
+        self,
+        paths: Iterable[str],
+        overrides: Mapping[str, bytes] | None = None,
+        *,
+        verify: bool = False,
     ) -> Snapshot:
         """Content digests of ``paths`` (relative, ``/``-separated), reading only changed files.
 
-        Files whose size and modification time match the manifest are not read at all.
+        Files whose manifest entry is :func:`trusted` are not read at all; ``verify`` reads and
+        hashes every file regardless.
         """
         started = time.perf_counter()
-        manifest: dict[str, list[Any]] = self.store.get(self._manifest_key) or {}
+        # taken before any stat: every file read below is read at this moment or later
+        hashed_ns = time.time_ns()
+        stored = self.store.get(self._manifest_key)
+        manifest: dict[str, list[Any]] = stored if isinstance(stored, dict) else {}
         overrides = dict(overrides or {})
         snap = Snapshot(overrides=overrides)
         for rel in sorted(set(paths) | set(overrides)):
@@ -178,7 +212,7 @@ class RepoIndex:
                 snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
                 continue
             known = manifest.get(rel)
-            if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
                 snap.contents[rel] = (str(known[2]), None)
                 snap.manifest[rel] = known
                 continue
@@ -187,18 +221,38 @@ class RepoIndex:
                     (rel, f"too large ({st.st_size:,} bytes > {self.config.max_file_bytes:,})")
                 )
                 continue
-            try:
-                with open(absolute, "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
-                continue
-            sha = content_sha(data)
-            snap.contents[rel] = (sha, data)
-            snap.manifest[rel] = [st.st_size, st.st_mtime_ns, sha]
+            self._hash(snap, rel, st, known, hashed_ns)
         snap.old_manifest = manifest
         snap.seconds = time.perf_counter() - started
         return snap
+
+    def _hash(
+        self, snap: Snapshot, rel: str, st: os.stat_result, known: Any, hashed_ns: int
+    ) -> None:
+        """Read and hash one file into the snapshot, with its new manifest entry."""
+        try:
+            with open(os.path.join(self.root, rel), "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
+            return
+        sha = content_sha(data)
+        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
+        if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
+            snap.contents[rel] = (sha, data)
+            snap.manifest[rel] = entry
+            return
+        # the content the manifest records: the index has its entry, the bytes are not needed
+        # (a racily clean checkout would otherwise hold every file in memory)
+        snap.contents[rel] = (sha, None)
+        size, mtime_ns = st.st_size, st.st_mtime_ns
+        # keep the stored entry when the new one is no better (it is trusted, or both are still
+        # racy), so that an unchanged manifest is not rewritten
+        same_stat = known[:2] == [size, mtime_ns]
+        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
+            snap.manifest[rel] = known
+        else:
+            snap.manifest[rel] = entry
 
     @property
     def _manifest_key(self) -> str:

@@ -2,14 +2,17 @@
 
 This is the core entry point shared by the CLI, the language server and the pre-commit hook; it
 takes the list of files from its caller (see :mod:`crystal_lsp.clones.files` for git and directory
-listings) and never touches git itself. A scan whose inputs (settings, every file's content,
-the focus) are unchanged since the last one returns the cached result without loading the index.
+listings) and never touches git itself. A scan whose inputs (see :func:`inputs_digest`) are
+unchanged since the last one returns the cached result without loading the index. A scan with
+``use_cache=False`` re-hashes every file, recomputes the findings and stores them over whatever
+result was cached.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -17,14 +20,19 @@ from typing import Any
 
 from crystal_lsp.clones.finder import CloneFinder, LanguageResult
 from crystal_lsp.clones.findings import SCHEMA_VERSION, Finding, Location, Pair, sort_findings
-from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.index import RepoIndex, Snapshot
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.similarity import shared_ngrams
 from crystal_lsp.clones.store import Store, repo_cache_dir
 from crystal_lsp.version import __version__
 
+log = logging.getLogger(__name__)
+
 Progress = Callable[[str, int, int], None]
 LineRanges = Mapping[str, Sequence[tuple[int, int]]]
+# Part of every result-cache digest. Bumped to 2 when focus None (a plain scan) and {} (a focus
+# with no changed lines) stopped sharing a digest: results stored by older code may be poisoned.
+RESULT_FORMAT = 2
 
 
 @dataclass
@@ -144,15 +152,15 @@ def run_scan(
     store = index.store if index is not None else (store or open_store(root))
     try:
         index = index or RepoIndex(root, config, store, jobs=jobs)
-        snap = index.snapshot(paths, overrides)
-        digest = _inputs_digest(snap.digest(), focus_lines, with_ngrams)
+        # without the cache, every file is re-hashed too: nothing cached is taken on trust
+        snap = index.snapshot(paths, overrides, verify=not use_cache)
+        digest = inputs_digest(snap, config, focus_lines, with_ngrams)
         result_key = f"result:{config.signature()}"
         if use_cache:
-            cached = store.get(result_key)
-            if cached and cached.get("digest") == digest:
-                result = _from_cache(root, config, cached["result"])
-                result.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
-                return result
+            cached = _cached_result(store, result_key, digest, root, config)
+            if cached is not None:
+                cached.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
+                return cached
         stats = index.load(snap, progress)
         result = ScanResult(
             root,
@@ -171,18 +179,55 @@ def run_scan(
         if with_ngrams:
             _attach_ngrams(index, result.findings)
         result.timings["total"] = time.perf_counter() - started
-        if use_cache:
-            store.set(result_key, {"digest": digest, "result": _to_cache(result)})
+        # written with use_cache=False too, so that a scan without the cache repairs a bad entry
+        store.set(result_key, {"digest": digest, "result": _to_cache(result)})
         return result
     finally:
         if own_store:
             store.close()
 
 
-def _inputs_digest(files: str, focus_lines: LineRanges | None, with_ngrams: bool) -> str:
-    """What a cached result must have been computed from: files, focus and options."""
-    focus_key = json.dumps(sorted((p, list(map(list, r))) for p, r in (focus_lines or {}).items()))
-    return hashlib.sha256(f"{files}|{focus_key}|{with_ngrams}".encode()).hexdigest()[:24]
+def inputs_digest(
+    snap: Snapshot, config: ScanConfig, focus_lines: LineRanges | None, with_ngrams: bool
+) -> str:
+    """What a cached result must have been computed from, for it to be served again.
+
+    Every path and content digest (and why a file was skipped), the settings signature (which
+    covers the crystal-lsp version), which paths are in-memory overrides (they stay out of the S
+    sets), the focus -- ``None`` (a plain scan), ``{}`` (a focus on nothing: no findings) and
+    line ranges are all different -- and whether shared n-grams are attached.
+    """
+    focus = None
+    if focus_lines is not None:
+        focus = sorted(
+            [path, sorted([int(lo), int(hi)] for lo, hi in spans)]
+            for path, spans in focus_lines.items()
+        )
+    doc = {
+        "format": RESULT_FORMAT,
+        "files": snap.digest(),
+        "settings": config.signature(),
+        "overrides": sorted(snap.overrides),
+        "focus": focus,
+        "ngrams": bool(with_ngrams),
+    }
+    # ensure_ascii: paths decoded with surrogateescape stay encodable
+    blob = json.dumps(doc, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+
+
+def _cached_result(
+    store: Store, key: str, digest: str, root: str, config: ScanConfig
+) -> ScanResult | None:
+    """The stored result of the same inputs; ``None`` if missing, of other inputs, or malformed."""
+    doc = store.get(key)
+    if not isinstance(doc, dict) or doc.get("digest") != digest:
+        return None
+    try:
+        return _from_cache(root, config, doc["result"])
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        log.warning("cached scan result is malformed (%s); recomputing", exc)
+        return None
 
 
 def _collect(result: ScanResult, per_language: Mapping[str, LanguageResult]) -> None:

@@ -1,0 +1,172 @@
+"""The manifest and git's racy-clean rule: size and mtime are trusted only for files old enough.
+
+A file changed again within its timestamp's granularity keeps its size and mtime; the index must
+not serve the content it hashed before. Regression tests of a report: such a change was never seen.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import pathlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from scan_samples import ORIGINAL, UNRELATED, module, renamed, write_tree
+
+import crystal_lsp.clones.index as index_module
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store
+from crystal_lsp.text.fingerprints import content_sha
+
+HOUR_NS = 3600 * 10**9
+FILES = {"pkg/orders.py": module(ORIGINAL), "pkg/net.py": module(UNRELATED[1])}
+
+
+@pytest.fixture
+def repo(tmp_path: pathlib.Path) -> pathlib.Path:
+    return write_tree(tmp_path / "repo", FILES)
+
+
+@pytest.fixture
+def store(tmp_path: pathlib.Path) -> Iterator[Store]:
+    with Store(str(tmp_path / "cache")) as opened:
+        yield opened
+
+
+@pytest.fixture
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the files the index module opens (a module global shadows the builtin)."""
+    names: list[str] = []
+
+    def counting(file: Any, *args: Any, **kwargs: Any) -> Any:
+        names.append(os.path.basename(str(file)))
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "open", counting, raising=False)
+    return names
+
+
+def new_index(repo: pathlib.Path, store: Store) -> RepoIndex:
+    return RepoIndex(str(repo), ScanConfig(), store, jobs=1)
+
+
+def same_size_other_content(path: pathlib.Path) -> bytes:
+    """Rewrite ``path`` with other content of the same size, keeping its mtime."""
+    st = path.stat()
+    old = path.read_bytes()
+    new = old.replace(b"summarize_orders", b"summarize_ordres")
+    assert new != old and len(new) == len(old)
+    path.write_bytes(new)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    return new
+
+
+def age(repo: pathlib.Path, by_ns: int = HOUR_NS) -> None:
+    """Set every file's mtime ``by_ns`` in the past."""
+    then = time.time_ns() - by_ns
+    for path in repo.rglob("*.py"):
+        os.utime(path, ns=(then, then))
+
+
+def test_racily_clean_change_is_seen(repo: pathlib.Path, store: Store) -> None:
+    index = new_index(repo, store)
+    index.refresh(sorted(FILES))
+    new = same_size_other_content(repo / "pkg/orders.py")
+    # a later process over the same cache, and the same long-lived index
+    for again in (new_index(repo, store), index):
+        snap = again.snapshot(sorted(FILES))
+        assert snap.contents["pkg/orders.py"][0] == content_sha(new)
+    index.refresh(sorted(FILES))
+    state = index.files["pkg/orders.py"]
+    assert state.sha == content_sha(new)
+    assert [m.name for m in state.entry.snippets] == ["summarize_ordres"]
+
+
+def test_files_older_than_the_margin_are_not_read(
+    repo: pathlib.Path, store: Store, opened: list[str]
+) -> None:
+    age(repo)
+    new_index(repo, store).refresh(sorted(FILES))
+    assert sorted(opened) == ["net.py", "orders.py"]
+    opened.clear()
+    snap = new_index(repo, store).snapshot(sorted(FILES))
+    assert opened == []
+    assert all(data is None for _, data in snap.contents.values())
+    assert snap.contents["pkg/net.py"][0] == content_sha(FILES["pkg/net.py"].encode())
+
+
+def test_only_the_racy_file_is_read(repo: pathlib.Path, store: Store, opened: list[str]) -> None:
+    age(repo)
+    (repo / "pkg/net.py").write_text(module(UNRELATED[1], renamed()))  # just now: racy
+    new_index(repo, store).refresh(sorted(FILES))
+    opened.clear()
+    snap = new_index(repo, store).snapshot(sorted(FILES))
+    assert opened == ["net.py"]
+    # unchanged since it was hashed: its bytes are not kept, the index has its entry
+    assert snap.contents["pkg/net.py"][1] is None
+
+
+def test_racy_entry_is_trusted_once_hashed_safely_later(
+    repo: pathlib.Path, store: Store, opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = new_index(repo, store)
+    index.refresh(sorted(FILES))
+    opened.clear()
+    index.refresh(sorted(FILES))
+    assert sorted(opened) == ["net.py", "orders.py"]  # written just now: racily clean
+    later = time.time_ns() + 3 * 10**9
+    monkeypatch.setattr(time, "time_ns", lambda: later)
+    opened.clear()
+    index.refresh(sorted(FILES))  # hashed again, now safely after the last change
+    assert sorted(opened) == ["net.py", "orders.py"]
+    opened.clear()
+    assert new_index(repo, store).refresh(sorted(FILES)).tokenized == 0
+    assert opened == []
+
+
+def test_old_manifest_entries_are_rehashed_not_trusted(
+    repo: pathlib.Path, store: Store, opened: list[str]
+) -> None:
+    age(repo)
+    index = new_index(repo, store)
+    index.refresh(sorted(FILES))
+    key = index._manifest_key
+    manifest = store.get(key)
+    assert all(len(entry) == 4 for entry in manifest.values())
+    # a manifest written before the hashing time was recorded: [size, mtime_ns, sha]
+    new = same_size_other_content(repo / "pkg/orders.py")
+    store.set(key, {rel: entry[:3] for rel, entry in manifest.items()})
+    opened.clear()
+    snap = new_index(repo, store).snapshot(sorted(FILES))
+    assert sorted(opened) == ["net.py", "orders.py"]
+    assert snap.contents["pkg/orders.py"][0] == content_sha(new)
+    new_index(repo, store).load(snap)
+    assert all(len(entry) == 4 for entry in store.get(key).values())
+    opened.clear()
+    new_index(repo, store).snapshot(sorted(FILES))
+    assert opened == []
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        pytest.param(["not", "a", "dict"], id="list"),
+        pytest.param("text", id="string"),
+        pytest.param({"pkg/orders.py": [1], "pkg/net.py": None}, id="short-entries"),
+        pytest.param({"pkg/orders.py": "abc", "pkg/net.py": {"size": 1}}, id="odd-entries"),
+        pytest.param({"pkg/orders.py": [None, "x", 3, "y"]}, id="odd-types"),
+    ],
+)
+def test_malformed_manifest_is_rehashed(repo: pathlib.Path, store: Store, manifest: Any) -> None:
+    age(repo)
+    index = new_index(repo, store)
+    store.set(index._manifest_key, manifest)
+    stats = index.refresh(sorted(FILES))
+    assert stats.files == 2
+    for rel, text in FILES.items():
+        assert index.files[rel].sha == content_sha(text.encode())
