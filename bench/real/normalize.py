@@ -95,9 +95,12 @@ def from_doc(doc: dict[str, Any], root: Path, ranked: bool) -> tuple[list[Findin
 
 
 def pairs_of(f: Finding) -> list[tuple[int, int]]:
-    """The location pairs of a finding (all pairs when the tool lists none)."""
-    if f.get("pairs"):
-        return [(int(a), int(b)) for a, b in f["pairs"]]
+    """The location pairs of a finding: every two of its locations.
+
+    A finding is a clone class: a reviewer reading it sees every member as a copy of the others,
+    whether the tool scored each pair (pylint, CPD's identical runs) or each member against the
+    class's representative (crystal-lsp since schema version 2).
+    """
     n = len(f["locations"])
     return [(i, j) for i in range(n) for j in range(i + 1, n)]
 

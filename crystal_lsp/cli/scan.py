@@ -9,6 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import add_engine_options, add_progress, emit_json, progress_enabled
+from crystal_lsp.clones.findings import RANKING
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
@@ -206,6 +207,11 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
     if baselined:
         summary += f", {baselined} baselined"
     write(f"\n{summary}\n")
+    write(f"ranked by {RANKING}\n")
+    if result.filtered:
+        count = sum(result.filtered.values())
+        why = ", ".join(f"{n} {r}" for r, n in sorted(result.filtered.items(), key=lambda x: -x[1]))
+        write(f"{count} candidate copies filtered on purpose: {why}\n")
     if langs:
         write(f"signature {result.config.signature()}  {langs}\n")
     if result.generated:
@@ -237,21 +243,20 @@ def _reason_group(reason: str) -> str:
 
 
 def _print_finding(number: int, finding: Finding, show_ngrams: bool, write: Any) -> None:
-    head = (
-        f"[{number}] {finding.type} copies, similarity {finding.score:.3f}, {finding.language}, "
-        f"{len(finding.locations)} locations"
+    rep = finding.locations[finding.representative]
+    write(
+        f"[{number}] {finding.type} copies of {rep.path}:{rep.first_line}-{rep.last_line}"
+        f" ({rep.describe() or 'code'}), {finding.language}, {len(finding.locations)} locations,"
+        f" lowest similarity {finding.score:.3f}, {finding.copied} copied tokens\n"
     )
-    write(head + "\n")
-    for loc in finding.locations:
-        what = f"{loc.kind} {loc.name}".rstrip()
-        write(f"  {loc.path}:{loc.first_line}-{loc.last_line}  {what} ({loc.tokens} tokens)\n")
-    for pair in finding.pairs[:6]:
-        a, b = finding.locations[pair.a], finding.locations[pair.b]
+    write(f"  {rep.path}:{rep.first_line}-{rep.last_line}  {rep.describe()}  (representative)\n")
+    for pair in finding.pairs:
+        loc = finding.locations[pair.b if pair.a == finding.representative else pair.a]
         write(
-            f"    {a.label()} ~ {b.label()}  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}\n"
+            f"  {loc.path}:{loc.first_line}-{loc.last_line}  {loc.describe()}"
+            f"  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}"
+            f"  copied {pair.copied} tokens\n"
         )
-    if len(finding.pairs) > 6:
-        write(f"    ... {len(finding.pairs) - 6} more pairs\n")
     if show_ngrams and finding.shared_ngrams:
         write(
             "    shared non-trivial n-grams: "

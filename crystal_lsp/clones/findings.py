@@ -2,24 +2,33 @@
 
 The JSON form is the documented, versioned output schema of ``crystal-lsp scan --format json``
 (``docs``: README, *Output*): a finding has an ``id`` (stable across line moves: it hashes the
-paths and normalized contents of its locations), a ``score`` (the highest similarity of two of
-its locations), a ``type`` (``exact``, ``renamed`` or ``near``), its ``locations`` (path, 1-based
-inclusive ``start``/``end`` line and column, kind, name, tokens) and the scored ``pairs``.
+paths and normalized contents of its locations), a ``score`` (the lowest similarity of a member
+to the class's representative), a ``type`` (``exact``, ``renamed`` or ``near``), its
+``locations`` (path, 1-based inclusive ``start``/``end`` line and column, kind, name, tokens, and
+for a part of a unit the enclosing ``unit``), the index of the ``representative`` location, the
+scored ``pairs`` (the representative with each member), and ``copied``: the copied non-trivial
+tokens of the members, which times the similarity is what findings are ranked by.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+LINES = "lines"
+"""The kind of a location that is part of a unit (or of several)."""
+RANKING = "copied non-trivial tokens x similarity"
+LineKey = tuple[str, int, int]
+"""``(path, first line, last line)`` of a location."""
 EXACT, RENAMED, NEAR = "exact", "renamed", "near"
 
 
 @dataclass(frozen=True)
 class Location:
-    """One copy: a snippet of one file."""
+    """One copy: a region of one file (a whole unit, or lines of one)."""
 
     path: str
     first_line: int
@@ -27,14 +36,21 @@ class Location:
     last_line: int
     last_col: int
     kind: str
+    """The unit's kind when the location is a whole unit (``function``, ``class``, ``file``),
+    else ``lines``."""
     name: str
     tokens: int
     sha: str
     norm_sha: str
+    unit_kind: str = ""
+    """For ``lines``: the kind of the smallest unit enclosing them (empty: none)."""
+    unit_name: str = ""
+    unit_first: int = 0
+    unit_last: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """JSON form of the schema."""
-        return {
+        out: dict[str, Any] = {
             "path": self.path,
             "start": {"line": self.first_line, "column": self.first_col},
             "end": {"line": self.last_line, "column": self.last_col},
@@ -42,6 +58,35 @@ class Location:
             "name": self.name,
             "tokens": self.tokens,
         }
+        if self.unit_kind:
+            out["unit"] = {
+                "kind": self.unit_kind,
+                "name": self.unit_name,
+                "start": self.unit_first,
+                "end": self.unit_last,
+            }
+        return out
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], sha: str = "", norm_sha: str = "") -> Location:
+        """Inverse of :meth:`to_json` (the digests are not part of the JSON form)."""
+        unit = doc.get("unit") or {}
+        return cls(
+            doc["path"],
+            doc["start"]["line"],
+            doc["start"]["column"],
+            doc["end"]["line"],
+            doc["end"]["column"],
+            doc["kind"],
+            doc["name"],
+            doc["tokens"],
+            sha,
+            norm_sha,
+            unit.get("kind", ""),
+            unit.get("name", ""),
+            unit.get("start", 0),
+            unit.get("end", 0),
+        )
 
     @property
     def fingerprint(self) -> str:
@@ -54,6 +99,14 @@ class Location:
         """``path:line``."""
         return f"{self.path}:{self.first_line}"
 
+    def describe(self) -> str:
+        """``function foo``, ``lines 120-151 of function main``, ``file``, ``lines 3-40``."""
+        if self.kind != LINES:
+            return f"{self.kind} {self.name}".strip()
+        span = f"lines {self.first_line}-{self.last_line}"
+        unit = f"{self.unit_kind} {self.unit_name}".strip()
+        return f"{span} of {unit}" if unit else span
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -64,33 +117,63 @@ class Pair:
     similarity: float
     crystalbleu: float
     bleu: float | None = None
+    copied: int = 0
+    """Copied non-trivial tokens the two share (aligned, outside noise)."""
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON form."""
+    def to_json(self, exact: bool = False) -> dict[str, Any]:
+        """JSON form (scores rounded to 6 digits unless ``exact``: the result cache's form)."""
+
+        def shown(value: float) -> float:
+            return value if exact else round(value, 6)
+
         out: dict[str, Any] = {
             "a": self.a,
             "b": self.b,
-            "similarity": round(self.similarity, 6),
-            "crystalbleu": round(self.crystalbleu, 6),
+            "similarity": shown(self.similarity),
+            "crystalbleu": shown(self.crystalbleu),
+            "copied": self.copied,
         }
         if self.bleu is not None:
-            out["bleu"] = round(self.bleu, 6)
+            out["bleu"] = shown(self.bleu)
         return out
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Pair:
+        """Inverse of :meth:`to_json`."""
+        return cls(
+            doc["a"],
+            doc["b"],
+            doc["similarity"],
+            doc["crystalbleu"],
+            doc.get("bleu"),
+            int(doc.get("copied", 0)),
+        )
 
 
 @dataclass
 class Finding:
-    """A clone class: two or more copies of the same code."""
+    """A clone class: a representative location and its copies."""
 
     language: str
     locations: list[Location]
     pairs: list[Pair]
     shared_ngrams: list[list[str]] = field(default_factory=list)
+    representative: int = 0
 
     @property
     def score(self) -> float:
-        """The highest similarity among its pairs."""
-        return max(p.similarity for p in self.pairs)
+        """The lowest similarity of a member to the representative."""
+        return min(p.similarity for p in self.pairs)
+
+    @property
+    def copied(self) -> int:
+        """Copied non-trivial tokens of the members (each against the representative)."""
+        return sum(p.copied for p in self.pairs)
+
+    @property
+    def gain(self) -> float:
+        """What removing the copies saves: copied tokens times similarity, over the members."""
+        return sum(p.copied * p.similarity for p in self.pairs)
 
     @property
     def type(self) -> str:
@@ -112,24 +195,48 @@ class Finding:
         """Total tokens of all copies (a size measure for ranking ties)."""
         return sum(loc.tokens for loc in self.locations)
 
-    def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
-        """JSON form of the schema."""
+    def to_json(self, with_ngrams: bool = False, exact: bool = False) -> dict[str, Any]:
+        """JSON form of the schema (``exact``: scores not rounded, see :meth:`Pair.to_json`)."""
         out: dict[str, Any] = {
             "id": self.id,
-            "score": round(self.score, 6),
+            "score": self.score if exact else round(self.score, 6),
             "type": self.type,
             "language": self.language,
+            "representative": self.representative,
+            "copied": self.copied,
             "locations": [loc.to_json() for loc in self.locations],
-            "pairs": [p.to_json() for p in self.pairs],
+            "pairs": [p.to_json(exact) for p in self.pairs],
         }
         if with_ngrams:
             out["shared_ngrams"] = self.shared_ngrams
         return out
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], shas: Mapping[LineKey, tuple[str, str]]) -> Finding:
+        """Inverse of :meth:`to_json`; ``shas`` gives each location's digests by path and lines."""
+        locations = [
+            Location.from_json(
+                loc, *shas.get((loc["path"], loc["start"]["line"], loc["end"]["line"]), ("", ""))
+            )
+            for loc in doc["locations"]
+        ]
+        return cls(
+            doc["language"],
+            locations,
+            [Pair.from_json(p) for p in doc["pairs"]],
+            doc.get("shared_ngrams", []),
+            int(doc.get("representative", 0)),
+        )
+
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Highest score first, then larger clones, then by first location."""
+    """Most copied code (times similarity) first, then larger clones, then by first location."""
     return sorted(
         findings,
-        key=lambda f: (-f.score, -f.tokens, f.locations[0].path, f.locations[0].first_line),
+        key=lambda f: (
+            -round(f.gain, 6),
+            -f.tokens,
+            f.locations[0].path,
+            f.locations[0].first_line,
+        ),
     )

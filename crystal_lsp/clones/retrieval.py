@@ -14,7 +14,6 @@ the pairs of its owners with vectorised index arithmetic.
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -222,88 +221,6 @@ class MemoizedPostings:
     def all_pairs(self, min_share: float, top: int) -> tuple[I64, I64, I64]:
         """:meth:`Postings.all_pairs` (not memoized: it is asked once per index)."""
         return self.postings.all_pairs(min_share, top)
-
-
-_VOLATILE = threading.local()
-
-
-def _volatile_index(shingles: list[U64], volatile: range) -> tuple[U64, I64, I64]:
-    """The volatile snippets' shingles sorted, with their owners and each snippet's size.
-
-    Kept for the last ``shingles`` list of the thread: a focused scan asks again for every
-    round of copies it follows.
-    """
-    cached = getattr(_VOLATILE, "last", None)
-    if cached is not None and cached[0] is shingles and cached[1] == volatile:
-        return cached[2], cached[3], cached[4]
-    members = [j for j in volatile if len(shingles[j])]
-    sizes = np.array([len(s) for s in shingles], dtype=np.int64)
-    if members:
-        lengths = sizes[members]
-        hashes = np.concatenate([shingles[j] for j in members])
-        owners = np.repeat(np.array(members, dtype=np.int64), lengths)
-        order = np.argsort(hashes, kind="stable")
-        hashes, owners = hashes[order], owners[order]
-    else:
-        hashes, owners = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
-    _VOLATILE.last = (shingles, volatile, hashes, owners, sizes)
-    return hashes, owners, sizes
-
-
-def volatile_pairs(
-    shingles: list[U64], wanted: list[int], volatile: range, min_share: float
-) -> set[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i`` wanted, ``j`` volatile, ``i != j``, with ``share >= min_share``.
-
-    The same pairs as testing :func:`share` on every combination, in a few array operations:
-    shingle arrays hold distinct values, so the postings hits of ``j`` for ``i``'s shingles count
-    the shingles both share.
-    """
-    asking = [i for i in wanted if len(shingles[i])]
-    if not asking or not len(volatile):
-        return set()
-    hashes, owners, sizes = _volatile_index(shingles, volatile)
-    if not len(hashes):
-        return set()
-    ask_lengths = sizes[asking]
-    queries = np.concatenate([shingles[i] for i in asking])
-    askers = np.repeat(np.array(asking, dtype=np.int64), ask_lengths)
-    lo = np.searchsorted(hashes, queries, side="left")
-    counts = np.searchsorted(hashes, queries, side="right") - lo
-    total = int(counts.sum())
-    if not total:
-        return set()
-    before = np.repeat(np.cumsum(counts) - counts, counts)
-    hit_owner = owners[np.repeat(lo, counts) + np.arange(total) - before]
-    found: set[tuple[int, int]] = set()
-    volatile_ids = np.unique(owners)
-    if len(asking) * len(volatile_ids) <= 4_000_000:
-        # count shared shingles in a dense (asking x volatile) table
-        rows = np.repeat(np.arange(len(asking), dtype=np.int64), ask_lengths)
-        rows = np.repeat(rows, counts)
-        cols = np.searchsorted(volatile_ids, hit_owner)
-        width = len(volatile_ids)
-        table = np.bincount(rows * width + cols, minlength=len(asking) * width)
-        table = table.reshape(len(asking), width)
-        smaller = np.minimum(ask_lengths[:, None], sizes[volatile_ids][None, :])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = table / smaller
-        asking_ids = np.array(asking, dtype=np.int64)
-        hit = (share >= min_share) & (asking_ids[:, None] != volatile_ids[None, :])
-        r, c = np.nonzero(hit)
-        for i, j in zip(asking_ids[r].tolist(), volatile_ids[c].tolist()):
-            found.add((min(i, j), max(i, j)))
-        return found
-    hit_asker = np.repeat(askers, counts)
-    keep = hit_owner != hit_asker
-    n = np.int64(len(sizes))
-    keys, shared = np.unique(hit_asker[keep] * n + hit_owner[keep], return_counts=True)
-    a, b = keys // n, keys % n
-    smaller_ab = np.minimum(sizes[a], sizes[b])
-    for i, j, common, small in zip(a.tolist(), b.tolist(), shared.tolist(), smaller_ab.tolist()):
-        if common / small >= min_share:
-            found.add((min(i, j), max(i, j)))
-    return found
 
 
 def share(a: U64, b: U64) -> float:

@@ -10,6 +10,7 @@ result was cached.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import logging
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crystal_lsp.clones.finder import CloneFinder, LanguageResult
-from crystal_lsp.clones.findings import SCHEMA_VERSION, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import RANKING, SCHEMA_VERSION, Finding, sort_findings
 from crystal_lsp.clones.index import RepoIndex, Snapshot
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.similarity import shared_ngrams
@@ -51,9 +52,11 @@ class ScanResult:
     ssets: dict[str, str] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     cached: bool = False
+    filtered: dict[str, int] = field(default_factory=dict)
+    """Candidate copies left out on purpose, by reason (see the README, *What is filtered*)."""
 
     def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
-        """The documented JSON report (schema version 1)."""
+        """The documented JSON report (schema version 2)."""
         settings = asdict(self.config)
         settings.pop("extra", None)
         return {
@@ -71,6 +74,8 @@ class ScanResult:
                 "candidates": self.candidates,
                 "scored": self.scored,
                 "cached": self.cached,
+                "filtered": dict(sorted(self.filtered.items())),
+                "ranking": RANKING,
             },
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "findings": [f.to_json(with_ngrams) for f in self.findings],
@@ -79,52 +84,14 @@ class ScanResult:
         }
 
 
-def _finding_from_json(
-    doc: dict[str, Any], shas: dict[tuple[str, int, int], tuple[str, str]]
-) -> Finding:
-    locations = []
-    for loc in doc["locations"]:
-        sha, norm = shas.get((loc["path"], loc["start"]["line"], loc["end"]["line"]), ("", ""))
-        locations.append(
-            Location(
-                loc["path"],
-                loc["start"]["line"],
-                loc["start"]["column"],
-                loc["end"]["line"],
-                loc["end"]["column"],
-                loc["kind"],
-                loc["name"],
-                loc["tokens"],
-                sha,
-                norm,
-            )
-        )
-    pairs = [
-        Pair(p["a"], p["b"], p["similarity"], p["crystalbleu"], p.get("bleu")) for p in doc["pairs"]
-    ]
-    return Finding(doc["language"], locations, pairs, doc.get("shared_ngrams", []))
-
-
 def open_store(root: str) -> Store:
     """The cache store of a repository."""
     return Store(repo_cache_dir(root))
 
 
-def focus_snippets(index: RepoIndex, ranges: LineRanges) -> dict[str, set[int] | None]:
-    """Snippets overlapping the given 1-based inclusive line ranges, per file."""
-    focus: dict[str, set[int] | None] = {}
-    for path, spans in ranges.items():
-        state = index.files.get(path)
-        if state is None:
-            continue
-        chosen = {
-            i
-            for i, meta in enumerate(state.entry.snippets)
-            if any(meta.first_line <= hi and lo <= meta.last_line for lo, hi in spans)
-        }
-        if chosen:
-            focus[path] = chosen
-    return focus
+def focus_of(index: RepoIndex, ranges: LineRanges) -> dict[str, Sequence[tuple[int, int]]]:
+    """The focus of a scan: the given 1-based inclusive line ranges of indexed files."""
+    return {path: list(spans) for path, spans in ranges.items() if path in index.files and spans}
 
 
 def run_scan(
@@ -171,7 +138,7 @@ def run_scan(
             generated=list(index.generated),
             timings=dict(stats.timings),
         )
-        focus = focus_snippets(index, focus_lines) if focus_lines is not None else None
+        focus = focus_of(index, focus_lines) if focus_lines is not None else None
         if focus is None or focus:
             finder = finder if finder is not None and finder.index is index else CloneFinder(index)
             _collect(result, finder.find(focus, progress))
@@ -238,12 +205,15 @@ def _collect(result: ScanResult, per_language: Mapping[str, LanguageResult]) -> 
         result.candidates += res.candidates
         result.scored += res.scored
         result.ssets[language] = res.sets
+        for reason, count in res.filtered.items():
+            result.filtered[reason] = result.filtered.get(reason, 0) + count
         for phase, seconds in res.timings.items():
             result.timings[phase] = result.timings.get(phase, 0.0) + seconds
 
 
 def _to_cache(result: ScanResult) -> dict[str, Any]:
     doc = result.to_json(with_ngrams=True)
+    doc["findings"] = [f.to_json(with_ngrams=True, exact=True) for f in result.findings]
     doc["location_shas"] = [
         [loc.path, loc.first_line, loc.last_line, loc.sha, loc.norm_sha]
         for f in result.findings
@@ -259,7 +229,7 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
     return ScanResult(
         root,
         config,
-        [_finding_from_json(f, shas) for f in doc["findings"]],
+        [Finding.from_json(f, shas) for f in doc["findings"]],
         files=summary["files"],
         snippets=summary["snippets"],
         candidates=summary["candidates"],
@@ -268,24 +238,20 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
         generated=list(doc.get("generated", [])),
         ssets=dict(doc["ssets"]),
         cached=True,
+        filtered=dict(summary.get("filtered", {})),
     )
 
 
 def _attach_ngrams(index: RepoIndex, findings: list[Finding]) -> None:
+    """The shared non-trivial n-grams of each finding's representative and first copy."""
     for finding in findings:
         if finding.shared_ngrams or len(finding.locations) < 2:
             continue
-        a, b = finding.locations[0], finding.locations[1]
         texts = []
-        for loc in (a, b):
+        for loc in finding.locations[:2]:
             heavy = index.heavy(loc.path)
-            meta = next(
-                m
-                for m in index.files[loc.path].entry.snippets
-                if m.first_line == loc.first_line
-                and m.last_line == loc.last_line
-                and m.sha == loc.sha
-            )
-            texts.append(heavy.texts[meta.start : meta.end])
+            start = bisect.bisect_left(heavy.lines, loc.first_line - 1)
+            end = bisect.bisect_right(heavy.lines, loc.last_line - 1)
+            texts.append(heavy.texts[start:end])
         ignore = index.sets(finding.language).raw.as_frozenset()
         finding.shared_ngrams = shared_ngrams(texts[0], texts[1], ignore)

@@ -11,7 +11,7 @@ clone finder composed with strategies that run their three expensive steps on th
 * **scoring** (:class:`EngineScorer`): candidate pairs whose scores are not cached are
   partitioned into chunks; each chunk travels with the tokens (texts and categories) of its
   snippets, and a worker scores it with the same
-  :meth:`crystal_lsp.clones.similarity.Similarity.four_scores` a local scan uses, so the findings
+  :meth:`crystal_lsp.clones.similarity.Similarity.pair_scores` a local scan uses, so the findings
   are identical to a local scan's.
 
 Retrieval (the shingle index) and grouping stay on the client: they are fast array work.
@@ -41,7 +41,7 @@ CHUNK_JOBS = 64
 PART_TOKENS = 1_000_000
 CHUNK_PAIRS = 2_000
 
-Snippet = tuple[list[str], str]  # token texts, token categories
+Snippet = tuple[list[str], str, list[int] | None]  # token texts, categories, lines
 
 
 # ------------------------------------------------------------------------------ tokenizing
@@ -151,15 +151,15 @@ def _similarity(setup: ScoringSetup) -> Similarity:
 def score_chunk(
     chunk: tuple[list[tuple[str, str]], dict[str, Snippet]], setup: ScoringSetup
 ) -> list[list[float]]:
-    """The four scores of each ``(lo, hi)`` snippet pair of a chunk (runs on a worker)."""
+    """The scores of each ``(lo, hi)`` pair of pieces of code of a chunk (runs on a worker)."""
     pairs, snippets = chunk
     similarity = _similarity(setup)
 
     def item(sha: str) -> Item:
-        texts, cats = snippets[sha]
-        return sha, lambda: Code(texts, cats)
+        texts, cats, lines = snippets[sha]
+        return sha, lambda: Code(texts, cats, lines)
 
-    return [similarity.four_scores(item(lo), item(hi)) for lo, hi in pairs]
+    return [similarity.pair_scores(item(lo), item(hi)) for lo, hi in pairs]
 
 
 class EngineScorer:
@@ -203,7 +203,8 @@ def _chunks(
         for sha, load in (lo, hi):
             if sha not in snippets:
                 code = load()
-                snippets[sha] = (list(code.texts), code.cats)
+                lines = list(code.lines) if code.lines is not None else None
+                snippets[sha] = (list(code.texts), code.cats, lines)
         pairs.append((lo[0], hi[0]))
         if len(pairs) >= CHUNK_PAIRS:
             yield pairs, snippets

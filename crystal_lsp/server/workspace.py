@@ -55,23 +55,18 @@ T = TypeVar("T")
 Progress = Callable[[str, int, int], None]
 
 
-def not_own_disk_version(a: str, b: str) -> bool:
-    """False for a modified buffer (``"\\0" + path``) and its own file on disk.
+def disk_version(path: str) -> str | None:
+    """The file on disk a modified buffer (indexed as ``"\\0" + path``) replaces, if any.
 
-    Those pairs are the buffer's old self (dropped when findings are presented, see
-    :meth:`Folder._present`); scoring them would compare every edited snippet with its previous
-    version and with every snippet it contains.
+    That file is the buffer's old self: while the buffer is modified, the clone finder leaves it
+    out (its copies would be the buffer's own previous version).
     """
-    return not ((a.startswith("\0") and a[1:] == b) or (b.startswith("\0") and b[1:] == a))
+    return path[1:] if path.startswith("\0") else None
 
 
 def buffer_finder(index: RepoIndex) -> CloneFinder:
-    """The clone finder of a language server's folder.
-
-    Buffers never meet their own disk version and retrieval answers are memoized; both only
-    save time.
-    """
-    return CloneFinder(index, pair_filter=not_own_disk_version, memoize_retrieval=True)
+    """The clone finder of a language server's folder (buffers shadow their files on disk)."""
+    return CloneFinder(index, shadow=disk_version, memoize_retrieval=True)
 
 
 @dataclass
@@ -176,12 +171,7 @@ class Folder:
         languages = index.languages()
         for done, language in enumerate(languages, 1):
             progress(f"S sets and retrieval ({language})", done - 1, len(languages))
-            sample = next(
-                p
-                for p, s in sorted(index.files.items())
-                if s.entry.language == language and s.entry.status == OK
-            )
-            finder.find({sample: set()})  # builds the S sets and the retrieval index
+            finder.similarity(language)  # builds the S sets and the seed table
         progress("ready", 1, 1)
         return Built(config, index, finder, paths, time.perf_counter() - started, stats.reused)
 

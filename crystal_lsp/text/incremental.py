@@ -222,7 +222,7 @@ class IncrementalEntry:
         splice: Splice | None,
     ) -> Entry:
         """The entry of the current tokens, as :func:`crystal_lsp.text.entries.build_entry` builds it."""
-        heavy = Heavy(self.texts, cats, self.starts, lines)
+        heavy = Heavy(self.texts, cats, self.starts, lines, line_starts(self.source))
         return assemble_entry(
             canonical_name(self.lexer),
             self.source,

@@ -224,7 +224,9 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
         for j in header:
             if texts[j] == "=" and cats[j] == "O" and j > start and cats[j - 1] in "NA":
                 return FUNCTION, texts[j - 1]
-        return FUNCTION, _name_before_paren(texts, cats, start, end)
+        return FUNCTION, _callee_name(texts, cats, start, end) or _name_before_paren(
+            texts, cats, start, end
+        )
     for j in header:
         text = texts[j]
         if text == "(":
@@ -232,12 +234,17 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
         if text in CLASS_KEYWORDS and cats[j] in "KN":
             return CLASS, _next_name(texts, cats, j + 1, end)
     for j in header:
+        if texts[j] == "(" and j > start and texts[j - 1] not in FUNCTION_KEYWORDS:
+            break  # a parameter named `fn` or `func` is no keyword
         if texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN":
-            return FUNCTION, _name_before_paren(texts, cats, j, end)
+            name = _name_before_paren(texts, cats, j, end)
+            return FUNCTION, name or _callee_name(texts, cats, start, j)
     if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
         return DATA, ""
     if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
-        return FUNCTION, _name_before_paren(texts, cats, start, end)
+        return FUNCTION, _name_before_paren(texts, cats, start, end) or _callee_name(
+            texts, cats, start, end
+        )
     return BLOCK, ""
 
 
@@ -271,13 +278,45 @@ def _no_assignment_before_paren(texts: Sequence[str], cats: str, start: int, end
     return True
 
 
+def _callee_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
+    """``then callback`` for a function passed to ``x.then(...)``: the call left open in a header.
+
+    Anonymous functions are named after the call they are an argument of (``describe``, ``it``,
+    ``map``), which is how people refer to them.
+    """
+    opened: list[int] = []
+    for j in range(start, end):
+        if texts[j] == "(":
+            opened.append(j)
+        elif texts[j] == ")" and opened:
+            opened.pop()
+    for j in reversed(opened):
+        if j > start and cats[j - 1] in "NAB":
+            return f"{texts[j - 1]} callback"
+    return ""
+
+
+def _skip_generic(texts: Sequence[str], start: int, k: int) -> int:
+    """From a ``>`` at ``k``, the index before its matching ``<`` (type parameters)."""
+    depth = 0
+    while k >= start:
+        depth += (texts[k] == ">") - (texts[k] == "<")
+        k -= 1
+        if depth == 0:
+            break
+    return k
+
+
 def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> str:
     j = start
     while j < end:
         if texts[j] == "(":
             k = j - 1
             while k >= start and cats[k] not in "NABK":
-                if texts[k] in (">", "]"):
+                if texts[k] == ">":
+                    k = _skip_generic(texts, start, k)
+                    continue
+                if texts[k] == "]":
                     k -= 1
                     continue
                 break

@@ -461,7 +461,7 @@ def test_pre_commit_refs_come_from_the_environment(
 
 
 def test_args_override_the_pyproject_settings(repo: Repo) -> None:
-    repo.write("pyproject.toml", "[tool.crystal-lsp]\nthreshold = 1.0\n")
+    repo.write("pyproject.toml", "[tool.crystal-lsp]\nmin-tokens = 500\n")
     repo.add("pyproject.toml")
     repo.commit("strict settings")
     repo.write(
@@ -469,10 +469,10 @@ def test_args_override_the_pyproject_settings(repo: Repo) -> None:
     )
     repo.add("settings.py")
     assert repo.hook(*repo.staged())[0] == 0
-    code, lines, _ = repo.hook("--threshold=0.6", *repo.staged())
+    code, lines, _ = repo.hook("--min-tokens=50", *repo.staged())
     assert code == 1 and lines_naming(lines, ORIGINAL)
-    assert repo.hook("--threshold=0.6", "--min-tokens=500", *repo.staged())[0] == 0
-    assert repo.hook("--threshold=0.6", "--exclude=app/**", *repo.staged())[0] == 0
+    assert repo.hook("--min-tokens=50", "--threshold=1.0", "--min-lines=30", *repo.staged())[0] == 0
+    assert repo.hook("--min-tokens=50", "--exclude=app/**", *repo.staged())[0] == 0
 
 
 def test_suppression_comment_silences_a_copy(repo: Repo) -> None:

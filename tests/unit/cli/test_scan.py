@@ -221,10 +221,15 @@ def test_internal_error_exit_3(
 def test_demo_finds_the_four_planted_copies(capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = run_json(["scan", "--demo"], capsys)
     assert code == 1
+
+    def named(loc: dict[str, Any]) -> str:
+        return str(loc["name"] or loc.get("unit", {}).get("name", ""))
+
     found = sorted(
-        (f["language"], tuple((loc["path"], loc["name"]) for loc in f["locations"]))
+        (f["language"], tuple(sorted((loc["path"], named(loc)) for loc in f["locations"])))
         for f in doc["findings"]
     )
+    # the classes differ in their last method: what was copied is the lines before it
     assert found == [
         ("java", (("inventory/Store.java", "Store"), ("inventory/Warehouse.java", "Warehouse"))),
         ("javascript", (("web/cart.js", "cartTotal"), ("web/checkout.js", "orderTotal"))),
@@ -237,8 +242,11 @@ def test_demo_finds_the_four_planted_copies(capsys: pytest.CaptureFixture[str]) 
             (("billing/invoices.py", "overdue_invoices"), ("inventory/stock.py", "late_shipments")),
         ),
     ]
-    names = {loc["name"] for f in doc["findings"] for loc in f["locations"]}
+    names = {named(loc) for f in doc["findings"] for loc in f["locations"]}
     assert not names & {"reorder_list", "totalUnits", "formatPrice", "receipt", "describe"}
+    java = next(f for f in doc["findings"] if f["language"] == "java")
+    assert {loc["kind"] for loc in java["locations"]} == {"lines"}
+    assert all(loc["end"]["line"] < 24 for loc in java["locations"])
     assert doc["skipped"] == [{"path": "README.md", "reason": "not code (markdown)"}]
     assert doc["summary"]["files"] == 6 and set(doc["ssets"]) == {"java", "javascript", "python"}
 
@@ -249,16 +257,18 @@ def test_demo_finds_the_four_planted_copies(capsys: pytest.CaptureFixture[str]) 
 def test_json_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = run_json(["scan", str(repo)], capsys)
     assert code == 1
-    assert doc["version"] == 1 and doc["tool"]["version"] == crystal_lsp.__version__
+    assert doc["version"] == 2 and doc["tool"]["version"] == crystal_lsp.__version__
     assert doc["root"] == str(repo)
     (finding,) = doc["findings"]
     assert finding["type"] == "near" and finding["language"] == "python"
-    assert [loc["path"] for loc in finding["locations"]] == [
+    assert sorted(loc["path"] for loc in finding["locations"]) == [
         "shop/invoices.py",
         "shop/near.py",
         "shop/orders.py",
     ]
-    assert [(p["a"], p["b"]) for p in finding["pairs"]] == [(0, 1), (0, 2), (1, 2)]
+    assert finding["representative"] == 0
+    assert [(p["a"], p["b"]) for p in finding["pairs"]] == [(0, 1), (0, 2)]
+    assert finding["copied"] == sum(p["copied"] for p in finding["pairs"]) > 0
     assert "shared_ngrams" not in finding
     assert doc["summary"] == {
         "files": 3,
@@ -269,6 +279,8 @@ def test_json_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
         "scored": doc["summary"]["scored"],
         "cached": False,
         "baselined": 0,
+        "filtered": doc["summary"]["filtered"],
+        "ranking": "copied non-trivial tokens x similarity",
     }
     assert doc["skipped"] == [
         {"path": "README.md", "reason": "not code (markdown)"},
@@ -294,20 +306,16 @@ def test_text_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
     start = module(IMPORTS, ALL_LIST).count("\n") + 3
     near_start = module(IMPORTS).count("\n") + 3
     n = ORIGINAL.count("\n")
-    assert lines[0] == "[1] near copies, similarity 1.000, python, 3 locations"
-    assert (
-        lines[1]
-        == f"  shop/invoices.py:{start}-{start + n - 1}  function tally_invoices (188 tokens)"
-    )
+    rep = f"shop/invoices.py:{start}-{start + n - 1}"
+    assert lines[0].startswith(f"[1] near copies of {rep} (function tally_invoices), python, ")
+    assert "3 locations, lowest similarity 0." in lines[0] and lines[0].endswith("copied tokens")
+    assert lines[1] == f"  {rep}  function tally_invoices  (representative)"
     assert lines[2].startswith(f"  shop/near.py:{near_start}-{near_start + n - 1}  function tally_")
-    assert (
-        lines[3]
-        == f"  shop/orders.py:{start}-{start + n - 1}  function summarize_orders (188 tokens)"
+    assert "  similarity 0." in lines[2] and "CrystalBLEU" in lines[2]
+    assert lines[3].startswith(
+        f"  shop/orders.py:{start}-{start + n - 1}  function summarize_orders  similarity 1.000"
     )
-    assert lines[4].startswith(
-        f"    shop/invoices.py:{start} ~ shop/near.py:{near_start}  similarity 0."
-    )
-    assert "CrystalBLEU" in lines[4]
+    assert "ranked by copied non-trivial tokens x similarity" in out
     assert "1 clone classes (3 copies) in 3 files, 6 snippets, threshold 0.6" in out
     assert "signature " in out and "python S " in out
     assert "2 files not indexed: 1 not code, 1 binary file" in out

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from crystal_lsp.clones.findings import EXACT, NEAR, RENAMED, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import (
+    EXACT,
+    LINES,
+    NEAR,
+    RENAMED,
+    Finding,
+    Location,
+    Pair,
+    sort_findings,
+)
 
 
 def loc(
@@ -55,41 +64,63 @@ def test_ids_are_stable_and_order_independent() -> None:
 
 def test_score_tokens_and_json() -> None:
     pairs = [
-        Pair(0, 1, 0.712345678, 0.3),
-        Pair(0, 2, 0.95, 0.5, bleu=0.81234567),
-        Pair(1, 2, 0.7, 0.2),
+        Pair(0, 1, 0.712345678, 0.3, copied=40),
+        Pair(0, 2, 0.95, 0.5, bleu=0.81234567, copied=60),
     ]
     finding = Finding(
         "java", [loc("a"), loc("b", tokens=90), loc("c", tokens=70)], pairs, [["a", "b", "c", "d"]]
     )
-    assert finding.score == 0.95 and finding.tokens == 240
+    # the score is the lowest similarity of a member to the representative
+    assert finding.score == 0.712345678 and finding.tokens == 240
+    assert finding.copied == 100
+    assert finding.gain == 40 * 0.712345678 + 60 * 0.95
     doc = finding.to_json()
-    assert doc["score"] == 0.95 and doc["language"] == "java" and doc["type"] == EXACT
-    assert doc["pairs"][0] == {"a": 0, "b": 1, "similarity": 0.712346, "crystalbleu": 0.3}
+    assert doc["score"] == 0.712346 and doc["language"] == "java" and doc["type"] == EXACT
+    assert doc["representative"] == 0 and doc["copied"] == 100
+    assert doc["pairs"][0] == {
+        "a": 0,
+        "b": 1,
+        "similarity": 0.712346,
+        "crystalbleu": 0.3,
+        "copied": 40,
+    }
     assert doc["pairs"][1]["bleu"] == 0.812346
     assert "shared_ngrams" not in doc
     assert finding.to_json(with_ngrams=True)["shared_ngrams"] == [["a", "b", "c", "d"]]
+    shas = {(x.path, x.first_line, x.last_line): (x.sha, x.norm_sha) for x in finding.locations}
+    back = Finding.from_json(finding.to_json(with_ngrams=True), shas)
+    assert back.to_json(with_ngrams=True) == finding.to_json(with_ngrams=True)
 
 
-def test_sort_findings() -> None:
-    def make(score: float, tokens: int, path: str, line: int = 1) -> Finding:
+def test_a_part_of_a_unit_names_the_unit() -> None:
+    part = Location("m.py", 120, 5, 151, 9, LINES, "", 200, "s", "n", "function", "main", 100, 170)
+    assert part.describe() == "lines 120-151 of function main"
+    assert part.to_json()["unit"] == {"kind": "function", "name": "main", "start": 100, "end": 170}
+    assert Location.from_json(part.to_json(), "s", "n") == part
+    loose = Location("m.py", 3, 1, 40, 2, LINES, "", 200, "s", "n")
+    assert loose.describe() == "lines 3-40" and "unit" not in loose.to_json()
+    assert loc("a.py").describe() == "function f"
+
+
+def test_sort_findings_by_copied_code_times_similarity() -> None:
+    def make(score: float, copied: int, path: str, line: int = 1, tokens: int = 50) -> Finding:
         locations = [loc(path, line, tokens=tokens), loc("z.py", tokens=tokens)]
-        return Finding("python", locations, [Pair(0, 1, score, 0.1)])
+        return Finding("python", locations, [Pair(0, 1, score, 0.1, copied=copied)])
 
     findings = [
-        make(0.7, 50, "a.py"),
-        make(0.9, 50, "b.py"),
+        make(1.0, 40, "a.py"),  # a perfect five-liner
+        make(0.7, 100, "b.py"),  # a long, edited copy
         make(0.9, 90, "c.py"),
-        make(0.7, 50, "a.py", line=0),
-        make(0.7, 50, "0.py"),
+        make(0.9, 90, "c.py", line=0),
+        make(0.9, 90, "0.py", tokens=60),
     ]
     ordered = sort_findings(findings)
     assert [
-        (f.score, f.tokens, f.locations[0].path, f.locations[0].first_line) for f in ordered
+        (f.gain, f.tokens, f.locations[0].path, f.locations[0].first_line) for f in ordered
     ] == [
-        (0.9, 180, "c.py", 1),
-        (0.9, 100, "b.py", 1),
-        (0.7, 100, "0.py", 1),
-        (0.7, 100, "a.py", 0),
-        (0.7, 100, "a.py", 1),
+        (81.0, 120, "0.py", 1),
+        (81.0, 100, "c.py", 0),
+        (81.0, 100, "c.py", 1),
+        (70.0, 100, "b.py", 1),
+        (40.0, 100, "a.py", 1),
     ]

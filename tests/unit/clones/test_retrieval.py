@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crystal_lsp.clones.finder import MIN_SHARE
-from crystal_lsp.clones.retrieval import Postings, share, volatile_pairs
+from crystal_lsp.clones.retrieval import Postings
 
 
 def arr(*values: int) -> np.ndarray:
@@ -158,23 +156,3 @@ def test_counting_pair_keys_equals_numpy_unique(values: list[int], bound: int) -
     assert got_counts.tolist() == want_counts.tolist()
 
 
-def test_volatile_pairs_equal_pairwise_shares() -> None:
-    rng = random.Random(1)
-    for _ in range(300):
-        n = rng.randint(1, 25)
-        arrays = [
-            np.unique(
-                np.array([rng.randint(0, 50) for _ in range(rng.randint(0, 20))], dtype=np.uint64)
-            )
-            for _ in range(n)
-        ]
-        offset = rng.randint(0, n)
-        wanted = sorted(rng.sample(range(n), rng.randint(0, n)))
-        volatile = range(offset, n)
-        expected = {
-            (min(i, j), max(i, j))
-            for i in wanted
-            for j in volatile
-            if j != i and share(arrays[i], arrays[j]) >= MIN_SHARE
-        }
-        assert volatile_pairs(arrays, wanted, volatile, MIN_SHARE) == expected

@@ -22,7 +22,7 @@ from scan_samples import (
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.findings import SCHEMA_VERSION
 from crystal_lsp.clones.index import RepoIndex
-from crystal_lsp.clones.scan import ScanResult, focus_snippets, open_store, run_scan
+from crystal_lsp.clones.scan import ScanResult, focus_of, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, repo_cache_dir
 
@@ -114,20 +114,13 @@ def test_focus_lines_give_the_same_findings(repo: pathlib.Path) -> None:
     assert scan(repo, focus_lines={}).findings == []
 
 
-def test_focus_snippets(repo: pathlib.Path) -> None:
+def test_focus_of_keeps_the_ranges_of_indexed_files(repo: pathlib.Path) -> None:
     config = ScanConfig()
     with open_store(str(repo)) as store:
         index = RepoIndex(str(repo), config, store, jobs=1)
         index.refresh(list_files(str(repo), config))
-        metas = index.files["shop/orders.py"].entry.snippets
-        assert [m.kind for m in metas] == ["data", "function", "function"]
-        _, first, second = metas
-        spans = {"shop/orders.py": [(first.last_line, second.first_line)]}
-        assert focus_snippets(index, spans) == {"shop/orders.py": {1, 2}}
-        spans = {"shop/orders.py": [(second.last_line, 10**9)]}
-        assert focus_snippets(index, spans) == {"shop/orders.py": {2}}
-        spans = {"shop/orders.py": [(1, 3)], "nope.py": [(1, 9)]}
-        assert focus_snippets(index, spans) == {}
+        spans = {"shop/orders.py": [(3, 9)], "nope.py": [(1, 9)], "shop/near.py": []}
+        assert focus_of(index, spans) == {"shop/orders.py": [(3, 9)]}
 
 
 def test_overrides(repo: pathlib.Path) -> None:

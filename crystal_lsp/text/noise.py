@@ -1,0 +1,330 @@
+"""Code that repeats by convention, not by copying: the ranges the clone finder discounts.
+
+Two real projects share much that nobody would call a copy: every function has a signature,
+test tables and decorators look alike, import and export lists name the same modules, data
+tables and constants are literals in the same punctuation, and overload stubs repeat a
+signature by design. :func:`noise_ranges` marks such tokens in one file, by kind:
+
+* ``signature``: a function's name, parameters and return annotation, up to its body;
+* ``decorator``: decorators and annotations (``@pytest.mark.parametrize(...)`` tables included);
+* ``overload``: declarations without a body: ``typing.overload`` stubs, TypeScript overload
+  signatures, prototypes and abstract or interface methods;
+* ``import``: import statements (``import``/``from``, ``export ... from``, ``require``,
+  ``#include``, ``using``, ``package``);
+* ``export``: export lists (``module.exports = {...}``, ``export {...}``, ``__all__ = [...]``);
+* ``data``: three or more consecutive lines made of literals (tables, constants, enum members,
+  message catalogues), with the brackets around them;
+* ``declaration``: foreign-function declarations (ctypes ``argtypes``/``restype``/``errcheck``).
+
+The finder still aligns across these tokens (a copied function includes its signature) but does
+not count them as copied code, and a region made only of them is filtered as that kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from crystal_lsp.text.keywords import CONTROL_KEYWORDS, INDENT_LANGUAGES
+
+SIGNATURE, DECORATOR, OVERLOAD, IMPORT, EXPORT, DATA, DECLARATION = (
+    "signature",
+    "decorator",
+    "overload",
+    "import",
+    "export",
+    "data",
+    "declaration",
+)
+KINDS = (OVERLOAD, DECORATOR, IMPORT, EXPORT, DECLARATION, DATA, SIGNATURE)
+"""Every kind, in priority order: where ranges overlap, the earlier kind names the tokens."""
+Range = tuple[int, int, str]
+
+_IMPORT_WORDS = frozenset({"import", "from", "using", "package", "#include", "include", "use"})
+_FFI_ATTRIBUTES = frozenset({"argtypes", "restype", "errcheck"})
+_LITERAL_WORDS = frozenset(
+    {"True", "False", "None", "true", "false", "null", "undefined", "nil", "NaN", "Infinity"}
+)
+_DATA_OPERATORS = frozenset({"=", ":", ",", ".", "-", "+", ";", "=>", "|"})
+_NOT_DECLARATIONS = frozenset({"return", "throw", "new", "await", "yield", "delete", "else"})
+_OPEN, _CLOSE = "([{", ")]}"
+MIN_DATA_LINES = 3
+
+
+def logical_lines(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[tuple[int, int]]:
+    """Token ranges ``[start, end)`` of logical lines: a line break outside brackets ends one."""
+    out: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for i in range(1, len(texts) + 1):
+        previous = texts[i - 1]
+        if cats[i - 1] in "PO" and len(previous) == 1:
+            if previous in _OPEN:
+                depth += 1
+            elif previous in _CLOSE:
+                depth = max(0, depth - 1)
+        if i == len(texts) or (depth == 0 and lines[i] != lines[i - 1]):
+            out.append((start, i))
+            start = i
+    return out
+
+
+def physical_lines(lines: Sequence[int]) -> list[tuple[int, int]]:
+    """Token ranges ``[start, end)`` of the tokens that start on each source line."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        if i == len(lines) or lines[i] != lines[i - 1]:
+            out.append((start, i))
+            start = i
+    return out
+
+
+def noise_ranges(
+    texts: Sequence[str], cats: str, lines: Sequence[int], indents: Sequence[int], language: str
+) -> list[Range]:
+    """The noise of one file: sorted, non-overlapping ``(start, end, kind)`` token ranges.
+
+    ``lines`` is each token's 0-based line and ``indents`` each line's indentation (columns).
+    """
+    if not texts:
+        return []
+    logical = logical_lines(texts, cats, lines)
+    found: list[Range] = []
+    python_like = language in INDENT_LANGUAGES
+    for n, (start, end) in enumerate(logical):
+        kind = _line_kind(texts, cats, start, end, python_like)
+        if kind == OVERLOAD and python_like:
+            end = _indented_block_end(texts, logical, n, lines, indents)
+        if kind is not None:
+            found.append((start, end, kind))
+    found += _data_runs(texts, cats, physical_lines(lines))
+    found += _signatures(texts, cats, logical, python_like)
+    return _merge(found, len(texts))
+
+
+def _line_kind(
+    texts: Sequence[str], cats: str, start: int, end: int, python_like: bool
+) -> str | None:
+    """The noise kind of a whole logical line, if it is one."""
+    first = texts[start]
+    words = texts[start:end]
+    if first.startswith("@"):
+        return OVERLOAD if any(w.endswith("overload") for w in words[:4]) else DECORATOR
+    if first in _IMPORT_WORDS and (len(words) < 2 or words[1] != "("):
+        return IMPORT
+    if first == "export" and len(words) > 1 and words[1] in ("{", "*") and "from" in words[-4:]:
+        return IMPORT  # `export { a } from "./a"`, `export * from "./b"`
+    if first in ("const", "var", "let") and "require" in words and "=" in words:
+        return IMPORT
+    if _is_export_list(words):
+        return EXPORT
+    if any(w in _FFI_ATTRIBUTES for w in words[:8]) and "=" in words:
+        return DECLARATION
+    if not python_like and words[-1] == ";" and _is_bodiless_declaration(texts, cats, start, end):
+        return OVERLOAD
+    return None
+
+
+def _is_export_list(words: Sequence[str]) -> bool:
+    if words[:3] == ["module", ".", "exports"] and "=" in words[:4]:
+        return True
+    if (
+        words[0] == "export"
+        and len(words) > 1
+        and words[1] in ("{", "default")
+        and "(" not in words
+    ):
+        return True
+    return words[0] == "__all__" and len(words) > 1 and words[1] in ("=", "+=")
+
+
+def _is_bodiless_declaration(texts: Sequence[str], cats: str, start: int, end: int) -> bool:
+    """``function f(a: T): R;``, ``f(a: T): R;`` in a class, ``int f(int);``: no body, no call."""
+    words = texts[start:end]
+    if words[0] in _NOT_DECLARATIONS or words[0] in CONTROL_KEYWORDS or "(" not in words:
+        return False
+    paren = start + words.index("(")
+    close = _matching(texts, paren, end)
+    if close is None or ("=" in texts[start:paren] and "function" not in texts[start:paren]):
+        return False
+    after = texts[close + 1] if close + 1 < end else ""
+    if "function" in texts[start:paren]:
+        return after in (":", ";")
+    if after == ":":  # a TypeScript return type: a call statement has none
+        return True
+    # a prototype: a type (or modifiers) before the name, nothing that makes it an expression
+    head = range(start, paren - 1)
+    return (
+        after == ";"
+        and paren - start >= 2
+        and cats[paren - 1] in "NA"
+        and all(texts[j] not in (".", "->", "::", "?.") for j in head)
+        and all(cats[j] in "KNB" or texts[j] in ("*", "&", "<", ">", ",", "[", "]") for j in head)
+    )
+
+
+def _matching(texts: Sequence[str], open_at: int, end: int) -> int | None:
+    depth = 0
+    for j in range(open_at, end):
+        if texts[j] in _OPEN:
+            depth += 1
+        elif texts[j] in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _indented_block_end(
+    texts: Sequence[str],
+    logical: list[tuple[int, int]],
+    n: int,
+    lines: Sequence[int],
+    indents: Sequence[int],
+) -> int:
+    """The end of the definition decorated at logical line ``n``: its body included (Python)."""
+    k = n + 1
+    while k < len(logical) and texts[logical[k][0]].startswith("@"):
+        k += 1  # further decorators
+    if k >= len(logical):
+        return logical[n][1]
+    base = _indent(logical[k], lines, indents)
+    m = k + 1
+    while m < len(logical) and _indent(logical[m], lines, indents) > base:
+        m += 1
+    return logical[m - 1][1]
+
+
+def _indent(line: tuple[int, int], lines: Sequence[int], indents: Sequence[int]) -> int:
+    return indents[lines[line[0]]] if lines[line[0]] < len(indents) else 0
+
+
+def _data_line(texts: Sequence[str], cats: str, start: int, end: int) -> bool | None:
+    """True: a line of literals; None: only brackets and commas (neutral); False: code."""
+    literals = names = 0
+    for j in range(start, end):
+        cat, text = cats[j], texts[j]
+        if cat in "SM" or text in _LITERAL_WORDS:
+            literals += 1
+        elif cat in "NAB":
+            names += 1
+        elif cat == "K":
+            return False
+        elif cat in "PO" and text not in _DATA_OPERATORS and text not in _OPEN + _CLOSE:
+            return False
+    if not literals:
+        # a key or a name opening a bracket (`months: {`, `TABLE = [`) does not end a table
+        return None if names <= 1 and texts[end - 1] in _OPEN + _CLOSE + "," else False
+    return literals * 5 >= (literals + names) * 2
+
+
+def _data_runs(texts: Sequence[str], cats: str, physical: list[tuple[int, int]]) -> list[Range]:
+    """Runs of at least ``MIN_DATA_LINES`` literal lines, with neutral bracket lines inside."""
+    out: list[Range] = []
+    run: list[tuple[int, int]] = []
+    data_lines = 0
+
+    def close() -> None:
+        if data_lines >= MIN_DATA_LINES:
+            out.append((run[0][0], run[-1][1], DATA))
+
+    for start, end in physical:
+        kind = _data_line(texts, cats, start, end)
+        if kind is False:
+            close()
+            run, data_lines = [], 0
+            continue
+        run.append((start, end))
+        data_lines += bool(kind)
+    close()
+    return out
+
+
+def _signatures(
+    texts: Sequence[str], cats: str, logical: list[tuple[int, int]], python_like: bool
+) -> list[Range]:
+    """Function headers: ``def f(...) -> T:`` lines, and ``name(...) ... {`` in brace languages."""
+    out: list[Range] = []
+    if python_like:
+        for start, end in logical:
+            first = texts[start]
+            if first == "def" or (
+                first == "async" and start + 1 < end and texts[start + 1] == "def"
+            ):
+                out.append((start, end, SIGNATURE))
+        return out
+    for i, text in enumerate(texts):
+        if text == "{" and i and cats[i] in "PO":
+            header = _brace_header(texts, cats, i)
+            if header is not None:
+                out.append((header, i + 1, SIGNATURE))
+    return out
+
+
+_MODIFIERS = frozenset({"function", "async", "static", "public", "private", "protected", "*"})
+
+
+_TYPE_PUNCTUATION = frozenset({".", "<", ">", "[", "]", "|", "&", "?", "=>", ":", "*", "::"})
+
+
+def _brace_header(texts: Sequence[str], cats: str, brace: int) -> int | None:
+    """Where the function header ending at ``{`` (index ``brace``) starts, if it is one.
+
+    Between the parameters' ``)`` and the ``{`` only a return type, ``throws X`` or ``=>`` may
+    stand (``key: {`` and ``x = {`` open object literals, not bodies).
+    """
+    j, angle = brace - 1, 0
+    if texts[j] in (":", ",", "=", "(", "["):
+        return None
+    while j > 0 and texts[j] != ")":
+        text = texts[j]
+        angle += (text == ">") - (text == "<")
+        if brace - j > 24 or not (
+            cats[j] in "NABK" or text in _TYPE_PUNCTUATION or (text == "," and angle > 0)
+        ):
+            return None
+        j -= 1
+    opened = _opening(texts, j)
+    if not opened or texts[opened - 1] in CONTROL_KEYWORDS:
+        return None
+    head = opened - 1
+    while head > 0 and (
+        texts[head - 1] in _MODIFIERS
+        or (cats[head - 1] == "K" and texts[head - 1] not in CONTROL_KEYWORDS)
+    ):
+        head -= 1
+    return head
+
+
+def _opening(texts: Sequence[str], close: int) -> int | None:
+    depth = 0
+    for j in range(close, max(-1, close - 2000), -1):
+        if texts[j] == ")":
+            depth += 1
+        elif texts[j] == "(":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _merge(found: list[Range], count: int) -> list[Range]:
+    """Non-overlapping ranges; overlaps go to the kind earlier in :data:`KINDS`."""
+    if not found:
+        return []
+    owner = [""] * count
+    for kind in reversed(KINDS):
+        for start, end, k in found:
+            if k == kind:
+                owner[start:end] = [kind] * (end - start)
+    out: list[Range] = []
+    i = 0
+    while i < count:
+        if not owner[i]:
+            i += 1
+            continue
+        j = i
+        while j < count and owner[j] == owner[i]:
+            j += 1
+        out.append((i, j, owner[i]))
+        i = j
+    return out
