@@ -154,5 +154,3 @@ def test_counting_pair_keys_equals_numpy_unique(values: list[int], bound: int) -
     assert got_keys.dtype == np.int64 and got_counts.dtype == np.int64
     assert got_keys.tolist() == want_keys.tolist()
     assert got_counts.tolist() == want_counts.tolist()
-
-
