@@ -26,6 +26,7 @@ from crystal_lsp.text.lexers import canonical_name, lexer_by_language
 
 BOOL, INT, FLOAT, TEXT, STRINGS, CHOICE = "bool", "int", "float", "str", "strings", "choice"
 SEVERITIES = ("hint", "information", "warning", "error")
+UNDERLINES = ("range", "firstLine")
 DEFAULT_EXCLUDE = (
     "**/node_modules/**",
     "**/vendor/**",
@@ -102,13 +103,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("same_file", BOOL, True, "also report copies inside one file",
             flags=("--no-same-file",), cli_help="ignore copies within one file"),
     Setting("report_data", BOOL, False, "also report data runs (tables, __all__ lists)"),
-    Setting("max_df", INT, 50, "shingles in more snippets than this do not retrieve candidates",
+    Setting("max_df", INT, 50, "seeds found at more places than this pair nothing (boilerplate)",
             low=2, high=10_000_000, why_low="a shingle must link two snippets"),
     Setting("sset_drift", FLOAT, 0.05, "rebuild the S sets when this fraction of tokens changed",
             low=0.0, high=1.0),
     Setting("enable", BOOL, True, "publish diagnostics", lsp="enable", server_only=True),
     Setting("severity", CHOICE, "information", "diagnostic severity", choices=SEVERITIES,
             lsp="severity", server_only=True),
+    Setting("underline", CHOICE, "range", "what a diagnostic underlines: the whole aligned range "
+            "of the copy, or its first line", choices=UNDERLINES, lsp="underline",
+            server_only=True),
     Setting("debounce_ms", INT, 300, "wait after the last edit before checking, in ms", low=0,
             high=60_000, lsp="debounceMs", server_only=True),
 )  # fmt: skip
@@ -200,9 +204,10 @@ def lsp_value(setting: Setting, value: Any) -> Any:
             raise ValueError("expected true or false")
         return value
     if setting.kind == CHOICE:
-        if not isinstance(value, str) or value.lower() not in setting.choices:
+        chosen = {choice.lower(): choice for choice in setting.choices}
+        if not isinstance(value, str) or value.lower() not in chosen:
             raise ValueError("expected one of " + ", ".join(setting.choices))
-        return value.lower()
+        return chosen[value.lower()]
     if setting.kind == STRINGS:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"expected a list of {setting.items}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from crystal_lsp.server.diagnostics import CODE, SOURCE, Flag, LocationRanges, describe
+from crystal_lsp.server.diagnostics import CODE, SOURCE, Flag, LocationRanges
 from crystal_lsp.server.positions import TextIndex
 
 SHOW_DOCUMENT = "crystal.showDocument"
@@ -97,7 +97,7 @@ def code_actions(
         matching = [
             d
             for d in diagnostics
-            if d.code == CODE and d.source == SOURCE and d.range == flag.range
+            if d.code == CODE and d.source == SOURCE and d.range == flag.underline
         ]
         best = flag.other(flag.best_pair())
         others = [best] + [
@@ -128,7 +128,7 @@ def code_actions(
                     ),
                 )
             )
-        what = describe(flag.here)
+        what = flag.here.describe()
         out.append(
             types.CodeAction(
                 title=f"Suppress this duplicate ({SUPPRESSION})",

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from crystal_lsp.clones.findings import Finding, Pair, sort_findings
+from crystal_lsp.clones.findings import Finding, sort_findings
 from crystal_lsp.clones.grouping import components
 from crystal_lsp.text.incremental import IncrementalEntry
 
@@ -74,7 +74,11 @@ def entry_summary(entry: Any) -> tuple[Any, ...]:
 
 
 def regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[Finding]:
-    """Split a finding restricted to ``keep`` into its connected clone classes."""
+    """Split a finding restricted to ``keep`` into its connected clone classes.
+
+    Pairs join the representative with each member, so what stays together is the
+    representative with its remaining members (it stays the representative).
+    """
     position = {old: new for new, old in enumerate(keep)}
     locations = [
         replace(
@@ -84,11 +88,12 @@ def regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[Fi
         for i in keep
     ]
     pairs = [
-        Pair(position[p.a], position[p.b], p.similarity, p.crystalbleu, p.bleu)
+        replace(p, a=position[p.a], b=position[p.b])
         for p in finding.pairs
         if p.a in position and p.b in position
     ]
     groups = components(len(locations), [(p.a, p.b) for p in pairs])
+    representative = position.get(finding.representative, -1)
     out = []
     for members in groups:
         if len(members) < 2:
@@ -99,10 +104,12 @@ def regroup(finding: Finding, keep: list[int], names: dict[str, str]) -> list[Fi
                 finding.language,
                 [locations[i] for i in members],
                 [
-                    Pair(index[p.a], index[p.b], p.similarity, p.crystalbleu, p.bleu)
+                    replace(p, a=index[p.a], b=index[p.b])
                     for p in pairs
                     if p.a in index and p.b in index
                 ],
+                finding.shared_ngrams,
+                index.get(representative, 0),
             )
         )
     return out

@@ -128,11 +128,11 @@ class Documents:
             doc.language_id or "",
             to_fs_path(uri) if uri.startswith("file:") else None,
         )
-        severity = self.server.configuration.settings.severity
+        settings = self.server.configuration.settings
         codec = self.server.workspace.position_codec
         started = time.perf_counter()
         result, index, flags, diagnostics = await submit(
-            folder, _diagnose, folder, snapshot, severity, codec
+            folder, _diagnose, folder, snapshot, settings.severity, settings.underline, codec
         )
         log.debug(
             "checked %s v%s in %.1f ms",
@@ -203,7 +203,7 @@ class Documents:
 
 
 def _diagnose(
-    folder: Folder, snapshot: DocumentSnapshot, severity: str, codec: Any
+    folder: Folder, snapshot: DocumentSnapshot, severity: str, underline: str, codec: Any
 ) -> tuple[DocResult, TextIndex | None, list[Flag], list[types.Diagnostic]]:
     """Check a document and build its diagnostics (worker thread)."""
     delay = os.environ.get(CHECK_DELAY_ENV)
@@ -213,5 +213,5 @@ def _diagnose(
     if result.skip is not None:
         return result, None, [], []
     index = TextIndex(snapshot.text, codec)
-    flags = flags_of(result, index)
+    flags = flags_of(result, index, underline)
     return result, index, flags, diagnostics_of(folder, result, flags, severity, codec)

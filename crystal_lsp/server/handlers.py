@@ -185,7 +185,7 @@ async def hover(ls: CrystalServer, params: types.HoverParams) -> types.Hover | N
         return None
     flag = min(hits, key=lambda f: (f.end - f.start, f.start))
     folder = ls.folders.folder_for(state.uri)
-    text = await submit(folder, hover_markdown, folder, state.result, flag)
+    text = await submit(folder, hover_markdown, folder, state.result, flag, state.index.text)
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=flag.range,

@@ -1,12 +1,12 @@
 """The server's settings: ``initializationOptions.settings`` and ``workspace/configuration``.
 
 The keys, their defaults and ranges come from the one table, :mod:`crystal_lsp.clones.options`
-(the server's own keys, ``enable``, ``severity`` and ``debounceMs``, are there too). Every key
-is validated on its own: a bad value is reported (one message naming the key) and that key
-keeps its default, the others still apply. Keys that map to :class:`ScanConfig` fields are
-*overrides*: they replace ``[tool.crystal-lsp]`` of the folder's ``pyproject.toml`` only when
-set to something other than their default (editors send every key, defaults included, so a
-default value must not hide the project's configuration).
+(the server's own keys, ``enable``, ``severity``, ``underline`` and ``debounceMs``, are there
+too). Every key is validated on its own: a bad value is reported (one message naming the key)
+and that key keeps its default, the others still apply. Keys that map to :class:`ScanConfig`
+fields are *overrides*: they replace ``[tool.crystal-lsp]`` of the folder's ``pyproject.toml``
+only when set to something other than their default (editors send every key, defaults
+included, so a default value must not hide the project's configuration).
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ class Settings:
 
     enable: bool = DEFAULTS["enable"]
     severity: str = DEFAULTS["severity"]
+    underline: str = DEFAULTS["underline"]
+    """``range``: diagnostics underline a copy's whole aligned range; ``firstLine``: its first
+    line only."""
     debounce_ms: int = DEFAULTS["debounceMs"]
     scan: Mapping[str, Any] = field(default_factory=dict)
     """``ScanConfig`` overrides from the keys set to non-default values."""
@@ -96,6 +99,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
     settings = Settings(
         enable=values["enable"],
         severity=values["severity"],
+        underline=values["underline"],
         debounce_ms=values["debounceMs"],
         scan=scan,
     )

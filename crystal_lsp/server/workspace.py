@@ -20,6 +20,7 @@ The index lives in the same on-disk cache as ``crystal-lsp scan`` and the pre-co
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import os
 import time
@@ -37,8 +38,8 @@ from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.buffers import Buffer, DocResult, DocumentSnapshot, entry_summary, present
-from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK, Entry
-from crystal_lsp.text.fingerprints import content_sha
+from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK, Entry, Heavy
+from crystal_lsp.text.fingerprints import content_sha, text_sha
 from crystal_lsp.text.incremental import IncrementalEntry
 from crystal_lsp.text.lexers import (
     GENERIC,
@@ -67,6 +68,17 @@ def disk_version(path: str) -> str | None:
 def buffer_finder(index: RepoIndex) -> CloneFinder:
     """The clone finder of a language server's folder (buffers shadow their files on disk)."""
     return CloneFinder(index, shadow=disk_version, memoize_retrieval=True)
+
+
+@dataclass(frozen=True)
+class Span:
+    """The indexed tokens ``[start, end)`` of a finding location."""
+
+    heavy: Heavy
+    start: int
+    end: int
+    exact: bool
+    """Whether they are the tokens the clone finder reported (same digest)."""
 
 
 @dataclass
@@ -411,23 +423,36 @@ class Folder:
         return text
 
     def tokens_of(self, location: Location) -> list[str] | None:
-        """The raw tokens of a finding location, if its file still has that snippet."""
+        """The raw tokens of a finding location, if its file still has exactly those tokens."""
+        span = self.span_of(location)
+        if span is None or not span.exact:
+            return None
+        return span.heavy.texts[span.start : span.end]
+
+    def span_of(self, location: Location) -> Span | None:
+        """The indexed tokens of a finding location (a modified open buffer's own tokens)."""
         key = location.path
         for buffer in self.buffers.values():
             if buffer.path == location.path and buffer.injected:
                 key = buffer.key
                 break
-        state = self.index.files.get(key)
-        if state is None:
+        if key not in self.index.files:
             return None
-        for meta in state.entry.snippets:
-            if (
-                meta.first_line == location.first_line
-                and meta.last_line == location.last_line
-                and meta.sha == location.sha
-            ):
-                return self.index.heavy(key).texts[meta.start : meta.end]
-        return None
+        try:
+            heavy = self.index.heavy(key)
+        except CrystalError as exc:
+            log.debug("no tokens for %s: %s", location.label(), exc)
+            return None
+        offsets = heavy.line_offsets
+        if not heavy.starts or not 1 <= location.first_line <= location.last_line <= len(offsets):
+            return None
+        begin = offsets[location.first_line - 1] + location.first_col - 1
+        end = offsets[location.last_line - 1] + location.last_col
+        start, stop = bisect.bisect_left(heavy.starts, begin), bisect.bisect_left(heavy.starts, end)
+        if start >= stop:
+            return None
+        exact = text_sha(heavy.texts[start:stop]) == location.sha
+        return Span(heavy, start, stop, exact)
 
     def save_scores(self) -> None:
         """Persist the finder's pair scores (worker thread, at shutdown)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsp_harness import DUP_A, DUP_B, Launcher, Session
@@ -53,24 +54,73 @@ def _text_in(text: str, rng: dict) -> str:
     return "\n".join([lines[sl][sc:], *lines[sl + 1 : el], lines[el][:ec]])
 
 
-async def test_hover_shows_the_matches_and_why(launcher: Launcher, dup_workspace: Path) -> None:
+def _hover(s: Session, uri: str, line: int, character: int = 8) -> Any:
+    return s.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+
+
+def _aligned_rows(markdown: str) -> list[str]:
+    """The rows of the hover's side-by-side excerpt (its fenced code block)."""
+    return markdown.split("```text\n", 1)[1].split("\n```", 1)[0].splitlines()
+
+
+async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspace: Path) -> None:
     s = await launcher.start(dup_workspace, configuration=FAST)
     uri, diag = await _flagged(s)
-    inside = types.Position(line=diag.range.start.line + 2, character=8)
-    hover = await s.client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=inside)
-    )
+    hover = await _hover(s, uri, diag.range.start.line + 2)
     assert hover is not None and hover.range == diag.range
+    assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
-    assert "a.py:1" in text and "function merge_intervals" in text
-    assert "| similarity | CrystalBLEU | BLEU |" in text
+    assert text.startswith(
+        "**crystal: renamed copy** — function combine_ranges (b.py:4-17, python)"
+    )
+    assert f"- other copy: [a.py:1-14]({s.uri('a.py')}#L1) function merge_intervals" in text
+    assert "similarity **1.000**, CrystalBLEU " in text and " copied tokens" in text
+    assert "- clone class: 2 copies, lowest similarity 1.000" in text
+    rows = _aligned_rows(text)
+    assert "this copy (b.py)" in rows[0] and "other copy (a.py)" in rows[0]
+    [header] = [r for r in rows if "def combine_ranges(ranges):" in r]
+    assert header.startswith("~  4 def combine_ranges") and " 1 def merge_intervals(" in header
+    [loop] = [r for r in rows if "for lo, hi in items:" in r]
+    assert loop.startswith("~  8") and loop.endswith("5     for start, end in ordered:")
+    assert "Corresponding lines (showing 12 of 14, differing ones kept):" in text
+    assert len([r for r in rows[1:] if "⋯" not in r]) == 12
     assert "Shared non-trivial n-grams" in text
     assert "crystalbleu|tok:" in text
-    outside = types.Position(line=0, character=0)
-    none = await s.client.text_document_hover_async(
-        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=outside)
+    assert await _hover(s, uri, 0, 0) is None
+
+
+async def test_underline_first_line(launcher: Launcher, dup_workspace: Path) -> None:
+    s = await launcher.start(dup_workspace, configuration={**FAST, "underline": "firstLine"})
+    uri, diag = await _flagged(s)
+    header = DUP_B.split("\n")[3]
+    assert diag.range == types.Range(
+        start=types.Position(line=3, character=0),
+        end=types.Position(line=3, character=len(header)),
     )
-    assert none is None
+    assert diag.message.endswith(" of function merge_intervals in a.py:1 (this copy: lines 4-17)")
+    # the hover and the quick fixes still cover the whole copy
+    hover = await _hover(s, uri, 12)
+    assert hover is not None and (hover.range.start.line, hover.range.end.line) == (3, 16)
+    actions = await s.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        )
+    )
+    assert [list(a.diagnostics) for a in actions] == [[diag], [diag]]
+    # back to the whole range, live
+    s.configuration["underline"] = "range"
+    s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await s.wait(
+        lambda: s.publications(uri)[-1].diagnostics[0].range.end.line == 16, "the whole range"
+    )
+    assert not [m for m in s.client.messages if "crystalLsp.underline" in m.message]
 
 
 async def test_code_actions_go_to_the_copy_and_suppress(

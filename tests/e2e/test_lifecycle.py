@@ -48,10 +48,11 @@ async def test_every_profile_gets_the_duplicate_with_its_other_copy(
     assert diag.severity == types.DiagnosticSeverity.Information
     assert diag.range.start == types.Position(line=3, character=0)
     assert diag.range.end == types.Position(line=16, character=20)
-    assert "a.py:1 (function merge_intervals)" in diag.message
     assert diag.message.startswith("Near-duplicate (similarity 1.00, CrystalBLEU ")
+    assert diag.message.endswith(") of function merge_intervals in a.py:1")
     [related] = diag.related_information
     assert related.location.uri == s.uri("a.py")
+    assert related.message == "function merge_intervals (representative, similarity 1.00)"
     assert related.location.range.start == types.Position(line=0, character=0)
     assert diag.data["type"] == "renamed" and diag.data["score"] == 1.0
     assert len(diag.data["findingId"]) == 16

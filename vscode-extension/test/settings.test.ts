@@ -10,6 +10,7 @@ import {
     SECTION,
     SEVERITIES,
     toServerSettings,
+    UNDERLINES,
 } from '../src/core/settings';
 
 test('defaults when nothing is set', () => {
@@ -27,6 +28,7 @@ test('VS Code configuration object maps to the server keys only', () => {
         minTokens: 30,
         minLines: 3,
         severity: 'warning',
+        underline: 'firstLine',
         languages: ['python', ' java ', ''],
         exclude: ['**/gen/**'],
         debounceMs: 0,
@@ -44,6 +46,7 @@ test('VS Code configuration object maps to the server keys only', () => {
         minTokens: 30,
         minLines: 3,
         severity: 'warning',
+        underline: 'firstLine',
         languages: ['python', 'java'],
         exclude: ['**/gen/**'],
         debounceMs: 0,
@@ -71,6 +74,18 @@ test('malformed values fall back to defaults with a note', () => {
     assert.equal(m.settings.enable, true);
     assert.equal(m.problems.length, 7);
     assert.match(m.problems.find((p) => p.startsWith('crystalLsp.threshold'))!, /7 is not a number in \(0, 1\]; using 0.6/);
+});
+
+test('underline: range or firstLine, anything else falls back to range with a note', () => {
+    assert.equal(toServerSettings({ underline: 'firstLine' }).settings.underline, 'firstLine');
+    assert.equal(toServerSettings({ underline: 'range' }).settings.underline, 'range');
+    for (const junk of ['first', 'FIRSTLINE', 1, true]) {
+        const m = toServerSettings({ underline: junk });
+        assert.equal(m.settings.underline, 'range');
+        assert.deepEqual(m.problems, [
+            `crystalLsp.underline: ${JSON.stringify(junk)} is not one of range, firstLine; using "range"`,
+        ]);
+    }
 });
 
 test('threshold bounds: 0 rejected, 1 accepted', () => {
@@ -123,4 +138,5 @@ test('defaults and ranges are the ones package.json declares', () => {
         }
     }
     assert.deepEqual(properties[`${SECTION}.severity`].enum, SEVERITIES);
+    assert.deepEqual(properties[`${SECTION}.underline`].enum, UNDERLINES);
 });

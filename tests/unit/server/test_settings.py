@@ -37,6 +37,8 @@ def test_default_values_do_not_override_the_project() -> None:
         ("minTokens", 0),
         ("minLines", 2.5),
         ("severity", "loud"),
+        ("underline", "squiggle"),
+        ("underline", ["range"]),
         ("languages", ["klingon"]),
         ("languages", "python"),
         ("exclude", [1]),
@@ -54,6 +56,22 @@ def test_each_bad_key_is_reported_and_defaulted(key: str, value: object) -> None
     default, _ = parse_settings(None)
     assert settings.scan == default.scan and settings.enable == default.enable
     assert settings.debounce_ms == default.debounce_ms
+    assert settings.underline == "range"
+
+
+def test_underline_is_range_or_first_line() -> None:
+    assert parse_settings(None)[0].underline == "range"
+    for value in ("firstLine", "firstline", "FIRSTLINE"):
+        settings, problems = parse_settings({"underline": value})
+        assert problems == [] and settings.underline == "firstLine"
+    settings, problems = parse_settings({"underline": "firstLine"}, {"underline": "range"})
+    assert problems == [] and settings.underline == "range"
+    assert dict(settings.scan) == {}  # a server setting, not a ScanConfig override
+    settings, problems = parse_settings({"underline": "first", "severity": "hint"})
+    assert problems == [
+        "crystalLsp.underline: expected one of range, firstLine (got 'first'); using the default"
+    ]
+    assert settings.underline == "range" and settings.severity == "hint"
 
 
 def test_unknown_keys_and_nulls_are_ignored() -> None:

@@ -12,6 +12,10 @@ export const SECTION = 'crystalLsp';
 export type Severity = 'hint' | 'information' | 'warning' | 'error';
 export const SEVERITIES: readonly Severity[] = ['hint', 'information', 'warning', 'error'];
 
+/** What a diagnostic underlines: the copy's whole aligned range, or its first line only. */
+export type Underline = 'range' | 'firstLine';
+export const UNDERLINES: readonly Underline[] = ['range', 'firstLine'];
+
 export interface ServerSettings {
     enable: boolean;
     threshold: number;
@@ -19,6 +23,7 @@ export interface ServerSettings {
     minTokens: number;
     minLines: number;
     severity: Severity;
+    underline: Underline;
     languages: string[];
     exclude: string[];
     debounceMs: number;
@@ -32,6 +37,7 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     minTokens: 50,
     minLines: 5,
     severity: 'information',
+    underline: 'range',
     languages: [],
     exclude: [],
     debounceMs: 300,
@@ -145,15 +151,18 @@ export function toServerSettings(raw: unknown): Mapped {
     }
     const k: number | 'auto' = kAuto === true || src.k === 'auto' ? 'auto' : int('k', d.k as number);
 
-    let severity: Severity = d.severity;
-    const s = src.severity;
-    if (s !== undefined && s !== null) {
-        if (typeof s === 'string' && (SEVERITIES as readonly string[]).includes(s)) {
-            severity = s as Severity;
-        } else {
-            bad('severity', s, `is not one of ${SEVERITIES.join(', ')}`, d.severity);
+    const choice = <T extends string>(key: keyof ServerSettings, choices: readonly T[], fallback: T): T => {
+        const v = src[key];
+        if (v === undefined || v === null) {
+            return fallback;
         }
-    }
+        if (typeof v === 'string' && (choices as readonly string[]).includes(v)) {
+            return v as T;
+        }
+        bad(key, v, `is not one of ${choices.join(', ')}`, fallback);
+        return fallback;
+    };
+    const severity = choice('severity', SEVERITIES, d.severity);
 
     return {
         settings: {
@@ -163,6 +172,7 @@ export function toServerSettings(raw: unknown): Mapped {
             minTokens: int('minTokens', d.minTokens),
             minLines: int('minLines', d.minLines),
             severity,
+            underline: choice('underline', UNDERLINES, d.underline),
             languages: strings('languages'),
             exclude: strings('exclude'),
             debounceMs: int('debounceMs', d.debounceMs),

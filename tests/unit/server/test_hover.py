@@ -1,0 +1,200 @@
+"""Unit tests of the hover (:mod:`crystal_lsp.server.hover`) and its side-by-side alignment."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.server.alignment import (
+    CHANGED,
+    GAP,
+    HERE_ONLY,
+    RENAMED,
+    SAME,
+    THERE_ONLY,
+    WIDTH,
+    Line,
+    Row,
+    align,
+    excerpt,
+    pick,
+)
+from crystal_lsp.server.buffers import DocumentSnapshot
+from crystal_lsp.server.diagnostics import diagnostics_of, flags_of
+from crystal_lsp.server.hover import hover_markdown
+from crystal_lsp.server.positions import TextIndex
+from crystal_lsp.server.workspace import Folder
+
+PARSE = """\
+def parse_config(path):
+    settings = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            if "=" not in line:
+                raise ValueError(f"{path}:{number}: expected key = value")
+            key, _, value = line.partition("=")
+            key, value = key.strip().lower(), value.strip()
+            if value.isdigit():
+                value = int(value)
+            elif value.lower() in ("true", "false"):
+                value = value.lower() == "true"
+            settings[key] = value
+    return settings
+"""
+
+# the loop of parse_config copied into a longer function: renamed, one line changed, one added
+MAIN = """\
+import sys
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: tool FILE", file=sys.stderr)
+        return 2
+    target = argv[1]
+    verbose = "-v" in argv
+    options = {}
+    with open(target, encoding="utf-8") as fh:
+        for lineno, text in enumerate(fh, 1):
+            entry = text.strip()
+            if not entry or entry.startswith("#"):
+                continue
+            if "=" not in entry:
+                raise ValueError(f"{target}:{lineno}: expected key = value")
+            name, _, setting = entry.partition("=")
+            name, setting = name.strip().lower(), setting.strip()
+            if setting.isdigit():
+                setting = float(setting) * 2
+            elif setting.lower() in ("true", "false"):
+                setting = setting.lower() == "true"
+            options[name] = setting
+            seen.add(name)
+    if verbose:
+        for name in sorted(options):
+            print(name, options[name])
+    return 0
+"""
+
+
+def _line(number: int, shape: str, tokens: str | None = None) -> Line:
+    return Line(number, shape, tokens if tokens is not None else shape)
+
+
+def test_align_marks_renamed_changed_and_one_sided_lines() -> None:
+    here = [
+        _line(10, "def ID ( ID ) :", "def f ( a ) :"),
+        _line(11, "ID = ID + LIT", "x = a + 1"),
+        _line(12, "ID = ID ( ID ) * LIT"),
+        _line(13, "ID . ID ( ID )"),
+        _line(14, "return ID", "return x"),
+    ]
+    there = [
+        _line(1, "def ID ( ID ) :", "def g ( b ) :"),
+        _line(2, "ID = ID + LIT", "x = a + 1"),
+        _line(3, "ID = ID ( ID )"),
+        _line(4, "print ( LIT )"),
+        _line(5, "return ID", "return x"),
+    ]
+    assert align(here, there) == [
+        Row(RENAMED, 10, 1),
+        Row(SAME, 11, 2),
+        Row(CHANGED, 12, 3),
+        Row(HERE_ONLY, 13, None),
+        Row(THERE_ONLY, None, 4),
+        Row(SAME, 14, 5),
+    ]
+
+
+def test_pick_keeps_the_differing_rows_of_a_long_alignment() -> None:
+    rows = [Row(SAME, n, n) for n in range(1, 31)]
+    rows[20] = Row(CHANGED, 21, 21)
+    rows[25] = Row(HERE_ONLY, 26, None)
+    assert pick(rows[:12]) == list(range(12))
+    shown = pick(rows)
+    assert len(shown) == 12 and {0, 1, 19, 20, 21, 24, 25, 26} <= set(shown)
+
+
+def test_excerpt_is_a_two_column_code_block() -> None:
+    here_text = "\n".join(["x"] * 9 + ["    if ready:", "        go(" + "a" * 60 + ")"])
+    there_text = "\tif done:\n\t\tstop()\n"
+    rows = [Row(RENAMED, 10, 1), Row(CHANGED, 11, 2), Row(THERE_ONLY, None, 3)]
+    block = excerpt(rows, here_text, there_text + "\t\tmore()\n", ("this copy (a.py)", "b.py"))
+    lines = block.split("\n")
+    assert lines[0] == "```text" and lines[-1] == "```"
+    assert lines[1].startswith("  this copy (a.py)") and lines[1].endswith("│ b.py")
+    assert lines[2] == f"~ 10 {'if ready:':<{WIDTH}} │  1 if done:"
+    assert lines[3].startswith(f"! 11     go({'a' * (WIDTH - 8)}… │  2     stop()")
+    assert lines[4] == f"- {' ' * (3 + WIDTH)} │  3     more()"
+    assert GAP not in block
+    fenced = excerpt([Row(SAME, 1, 1)], "a = '```'", "a = '```'", ("x", "y"))
+    assert fenced.startswith("````text\n") and fenced.endswith("\n````")
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Folder:
+    (tmp_path / "config.py").write_text(PARSE, encoding="utf-8")
+    (tmp_path / "tool.py").write_text(MAIN, encoding="utf-8")
+    folder = Folder(tmp_path.as_uri(), str(tmp_path), ScanConfig())
+    folder.install(folder.build(folder.config, None, lambda *_: None))
+    return folder
+
+
+def _hover(folder: Folder, path: str, text: str, underline: str = "range") -> tuple[str, str]:
+    """The hover of the document's only flagged copy, and its diagnostic message."""
+    fs_path = Path(folder.root or "") / path
+    snapshot = DocumentSnapshot(fs_path.as_uri(), 1, text, "python", str(fs_path))
+    result = folder.check(snapshot)
+    index = TextIndex(text)
+    [flag] = flags_of(result, index, underline)
+    [diagnostic] = diagnostics_of(folder, result, [flag], "information", None)
+    return hover_markdown(folder, result, flag, text), diagnostic.message
+
+
+def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Folder) -> None:
+    markdown, message = _hover(folder, "tool.py", MAIN)
+    assert message.startswith("Near-duplicate (similarity 0.6")
+    assert message.endswith(") of function parse_config in config.py:1")
+    assert markdown.startswith("**crystal: near copy** — function main (tool.py:4-29, python)")
+    uri = (Path(folder.root or "") / "config.py").as_uri()
+    assert (
+        f"- other copy: [config.py:1-17]({uri}#L1) function parse_config "
+        "(the representative of the class)"
+    ) in markdown
+    assert re.search(r"- similarity \*\*0\.6\d\d\*\*, CrystalBLEU 0\.\d{3}, BLEU 0\.\d{3}, "
+                     r"\d+ copied tokens", markdown)  # fmt: skip
+    assert "- clone class: 2 copies, lowest similarity 0.6" in markdown
+    assert "(this copy is a member)" in markdown
+    assert "Corresponding lines (showing 12 of 27, differing ones kept):" in markdown
+    rows = markdown.split("```text\n", 1)[1].split("\n```", 1)[0].split("\n")
+    assert "this copy (tool.py)" in rows[0] and "other copy (config.py)" in rows[0]
+    by_number = {int(r[2:5]): r for r in rows[1:] if r[2:5].strip().isdigit()}
+    assert by_number[4].startswith("~  4 def main(argv):")
+    assert by_number[4].endswith("│  1 def parse_config(path):")
+    assert by_number[5].startswith("+  5     if len(argv) < 2:") and by_number[5].endswith("│")
+    assert by_number[21].startswith("! 21                 setting = float(setting")
+    assert by_number[21].endswith("│ 13                 value = int(value)")
+    assert by_number[25].startswith("+ 25             seen.add(name)")
+    assert "`~` renamed" in markdown and "`!` changed" in markdown
+    assert "Shared non-trivial n-grams" in markdown
+    assert markdown.count("```") % 2 == 0
+
+
+def test_hover_of_the_representative_shows_its_closest_copy(folder: Folder) -> None:
+    markdown, message = _hover(folder, "config.py", PARSE, underline="firstLine")
+    assert message.endswith(") of function main in tool.py:4 (this copy: lines 1-17)")
+    assert "- other copy: [tool.py:4-29](" in markdown
+    assert "function main (closest)" in markdown
+    assert "(this copy is the representative)" in markdown
+    rows = markdown.split("```text\n", 1)[1].split("\n```", 1)[0].split("\n")
+    assert any(
+        r.startswith("~  1 def parse_config(path):") and "4 def main(argv):" in r for r in rows
+    )
+    assert any(r.startswith("-") and r.endswith("│  5     if len(argv) < 2:") for r in rows)
+    assert any(r.startswith("! 13                 value = int(value)") for r in rows)
+    assert any(r.startswith("+ 17     return settings") for r in rows)
