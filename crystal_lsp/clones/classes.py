@@ -143,7 +143,9 @@ def _classes_of_component(
         for (x, y), i in remaining.items():
             weight[x] += pairs[i].gain
             weight[y] += pairs[i].gain
-        rep = min(weight, key=lambda n: (-weight[n], nodes[n].path, nodes[n].start))
+        # ties go to the first place in the repository; an unsaved buffer ("\0" + path, see
+        # the language server) ranks where its file does
+        rep = min(weight, key=lambda n: (-weight[n], nodes[n].path.lstrip("\0"), nodes[n].start))
         members = sorted(
             ((y if x == rep else x, i) for (x, y), i in remaining.items() if rep in (x, y)),
             key=lambda m: (nodes[m[0]].path, nodes[m[0]].start),

@@ -112,14 +112,18 @@ def finish(
 def line_shapes(heavy: Heavy, start: int, end: int) -> list[tuple[int, str]]:
     """``(first token, shape)`` of each line of tokens ``[start, end)``.
 
-    A line's shape is its tokens with names (member names and builtins too) as ``ID`` and literals as
-    ``LIT``: what stays when code is renamed.
+    A line's shape is its tokens with names (member names and builtins too) as ``ID`` and
+    literals as ``LIT``: what stays when code is renamed. A line holding nothing but a string (a
+    docstring, a comment-like literal) keeps its text: two docstrings correspond only when they
+    say the same.
     """
     out: list[tuple[int, str]] = []
     words: list[str] = []
     first = start
     for i in range(start, end + 1):
         if i == end or (i > start and heavy.lines[i] != heavy.lines[i - 1]):
+            if words == ["LIT"] and heavy.cats[first] == "S":
+                words = [heavy.texts[first]]
             out.append((first, " ".join(words)))
             words, first = [], i
         if i < end:

@@ -278,6 +278,7 @@ def _aligned(
     chains = chains_of(runs, (min_copied + 1) // 2, stats, keep, work.run_weights(runs))
     out.filtered["repetitive"] += stats.repetitive
     out.filtered["convention"] += stats.convention_pairs
+    out.filtered["runs beyond the cap"] += stats.capped_runs
     out.candidates += len(chains)
     out.time("retrieval", started)
     accepted: list[RegionPair] = []

@@ -96,9 +96,32 @@ def noise_ranges(
             end = _indented_block_end(texts, logical, n, lines, indents)
         if kind is not None:
             found.append((start, end, kind))
-    found += _data_runs(texts, cats, physical_lines(lines))
+    physical = physical_lines(lines)
+    found += _data_runs(texts, cats, physical)
     found += _signatures(texts, cats, logical, python_like)
+    if not python_like:
+        # members of a class or interface body: the body is one logical line, its lines are not
+        found += [
+            (start, end, OVERLOAD)
+            for start, end in _statements(texts, physical)
+            if _is_bodiless_declaration(texts, cats, start, end)
+        ]
     return _merge(found, len(texts))
+
+
+def _statements(texts: Sequence[str], physical: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Runs of physical lines ending at a ``;`` (a statement spread over lines included)."""
+    out: list[tuple[int, int]] = []
+    start = None
+    for lo, hi in physical:
+        if start is None:
+            start = lo
+        if texts[hi - 1] == ";":
+            out.append((start, hi))
+            start = None
+        elif texts[hi - 1] in ("{", "}"):
+            start = None
+    return out
 
 
 def _line_kind(
@@ -134,7 +157,7 @@ def _is_export_list(words: Sequence[str]) -> bool:
         and "(" not in words
     ):
         return True
-    return words[0] == "__all__" and len(words) > 1 and words[1] in ("=", "+=")
+    return words[0] == "__all__" and (words[1:2] == ["="] or words[1:3] in (["+="], ["+", "="]))
 
 
 def _is_bodiless_declaration(texts: Sequence[str], cats: str, start: int, end: int) -> bool:
@@ -263,7 +286,9 @@ def _signatures(
 _MODIFIERS = frozenset({"function", "async", "static", "public", "private", "protected", "*"})
 
 
-_TYPE_PUNCTUATION = frozenset({".", "<", ">", "[", "]", "|", "&", "?", "=>", ":", "*", "::"})
+_TYPE_PUNCTUATION = frozenset(
+    {".", "<", ">", ">>", ">>>", "[", "]", "|", "&", "?", "=>", ":", "*", "::"}
+)
 
 
 def _brace_header(texts: Sequence[str], cats: str, brace: int) -> int | None:
@@ -277,7 +302,9 @@ def _brace_header(texts: Sequence[str], cats: str, brace: int) -> int | None:
         return None
     while j > 0 and texts[j] != ")":
         text = texts[j]
-        angle += (text == ">") - (text == "<")
+        if text and set(text) <= {">"}:  # `>`, and `>>` of nested generics lexed as one
+            angle += len(text)
+        angle -= text == "<"
         if brace - j > 24 or not (
             cats[j] in "NABK" or text in _TYPE_PUNCTUATION or (text == "," and angle > 0)
         ):

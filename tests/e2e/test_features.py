@@ -87,7 +87,7 @@ async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspa
     assert header.startswith("~  4 def combine_ranges") and " 1 def merge_intervals(" in header
     [loop] = [r for r in rows if "for lo, hi in items:" in r]
     assert loop.startswith("~  8") and loop.endswith("5     for start, end in ordered:")
-    assert "Corresponding lines (showing 12 of 14, differing ones kept):" in text
+    assert "Corresponding lines (showing 12 of 15, differing ones kept):" in text
     assert len([r for r in rows[1:] if "⋯" not in r]) == 12
     assert "Shared non-trivial n-grams" in text
     assert "crystalbleu|tok:" in text

@@ -239,3 +239,40 @@ def filler(count: int) -> str:
             f"    return sum(third_{i}) + len(third_{i}) * {i}\n"
         )
     return module(*parts)
+
+
+# --- running the clone finder on a tree ------------------------------------------------------
+from crystal_lsp.clones.finder import CloneFinder, LanguageResult  # noqa: E402
+from crystal_lsp.clones.findings import Finding  # noqa: E402
+from crystal_lsp.clones.index import RepoIndex  # noqa: E402
+from crystal_lsp.clones.settings import ScanConfig  # noqa: E402
+from crystal_lsp.clones.store import Store  # noqa: E402
+
+
+def find_results(
+    root: pathlib.Path,
+    files: Mapping[str, str | bytes],
+    overrides: Mapping[str, bytes] | None = None,
+    **settings: object,
+) -> dict[str, LanguageResult]:
+    """Write ``files`` under ``root`` and run the clone finder on them: results by language.
+
+    The index's cache lives next to ``root`` (``<root>-cache``); ``settings`` are
+    :class:`~crystal_lsp.clones.settings.ScanConfig` fields.
+    """
+    write_tree(root, files)
+    with Store(str(root.parent / f"{root.name}-cache")) as store:
+        index = RepoIndex(str(root), ScanConfig(**settings), store, jobs=1)  # type: ignore[arg-type]
+        index.refresh(sorted(files), overrides)
+        return dict(CloneFinder(index).find())
+
+
+def find_all(
+    root: pathlib.Path,
+    files: Mapping[str, str | bytes],
+    overrides: Mapping[str, bytes] | None = None,
+    **settings: object,
+) -> list[Finding]:
+    """The findings of :func:`find_results`, every language's together."""
+    results = find_results(root, files, overrides, **settings)
+    return [finding for result in results.values() for finding in result.findings]

@@ -435,13 +435,15 @@ def test_new_since_reports_only_changed_code(
     code, doc = run_json(["scan", str(root), "--new-since", "base"], capsys)
     assert code == 1
     # the new copy is compared with unchanged a.py; the old old1/old2 copies are not reported
-    assert [[loc["path"] for loc in f["locations"]] for f in doc["findings"]] == [["a.py", "b.py"]]
+    assert [sorted(loc["path"] for loc in f["locations"]) for f in doc["findings"]] == [
+        ["a.py", "b.py"]
+    ]
     _, full = run_json(["scan", str(root)], capsys)
     assert len(full["findings"]) == 2
     # untracked files count as changed, whole
     write_tree(root, {"new/c.py": module(near_copy())})
     _, doc = run_json(["scan", str(root), "--new-since", "base"], capsys)
-    assert [[loc["path"] for loc in f["locations"]] for f in doc["findings"]] == [
+    assert [sorted(loc["path"] for loc in f["locations"]) for f in doc["findings"]] == [
         ["a.py", "b.py", "new/c.py"]
     ]
     # no change since HEAD once committed: nothing to report, exit 0
