@@ -20,8 +20,9 @@ one side -- each side repeats within itself -- is such a *repetition*, not a cop
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -83,14 +84,37 @@ class Chain:
         return covered
 
 
+REPETITIVE, CONVENTION, CAPPED = "repetitive", "convention", "runs beyond the cap"
+
+
 @dataclass
 class ChainStats:
-    """What chaining left out, by reason."""
+    """What chaining left out, by file pair and reason."""
 
-    repetitive: int = 0
-    capped_runs: int = 0
-    convention_pairs: int = 0
-    """File pairs whose aligned tokens are all noise (:mod:`crystal_lsp.text.noise`)."""
+    per_pair: dict[tuple[int, int], Counter[str]] = field(default_factory=dict)
+
+    def count(self, fa: int, fb: int, reason: str, n: int = 1) -> None:
+        """Add ``n`` to a reason of a file pair."""
+        self.per_pair.setdefault((fa, fb), Counter())[reason] += n
+
+    def total(self, reason: str) -> int:
+        """A reason's count over all pairs."""
+        return sum(c[reason] for c in self.per_pair.values())
+
+    @property
+    def repetitive(self) -> int:
+        """Same-file pieces dropped as repetitions."""
+        return self.total(REPETITIVE)
+
+    @property
+    def convention_pairs(self) -> int:
+        """File pairs whose aligned tokens are all noise (:mod:`crystal_lsp.text.noise`)."""
+        return self.total(CONVENTION)
+
+    @property
+    def capped_runs(self) -> int:
+        """Runs of file pairs beyond ``MAX_RUNS``."""
+        return self.total(CAPPED)
 
 
 @dataclass(frozen=True)
@@ -155,12 +179,12 @@ def chains_of(
         if not keep_pair(fa, fb):
             continue
         if worth_total < min_aligned:
-            stats.convention_pairs += 1  # all they share is signatures, imports, tables
+            stats.count(fa, fb, CONVENTION)  # all they share is signatures, imports, tables
             continue
         i0, j0, length = runs.i0[b:e], runs.j0[b:e], runs.length[b:e]
         worth = length if weight is None else weight[b:e]
         if len(i0) > MAX_RUNS:
-            stats.capped_runs += len(i0) - MAX_RUNS
+            stats.count(fa, fb, CAPPED, len(i0) - MAX_RUNS)
             top = np.sort(np.argsort(-length, kind="stable")[:MAX_RUNS])
             i0, j0, length, worth = i0[top], j0[top], length[top], worth[top]
         if len(i0) == 1:
@@ -264,7 +288,7 @@ def _not_self_overlapping(
             if piece.aligned < min_aligned:
                 continue
             if _periodic(piece, i0, diagonal, length):
-                stats.repetitive += 1
+                stats.count(piece.fa, piece.fb, REPETITIVE)
             else:
                 out.append(piece)
     return out

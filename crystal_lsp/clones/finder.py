@@ -234,7 +234,7 @@ class CloneFinder:
             copies.scored,
             state.sets.fingerprint,
             timings,
-            {k: v for k, v in copies.filtered.items() if v},
+            {k: v for k, v in copies.all_filtered().items() if v},
         )
 
     def _persist(self, state: _LanguageState, copies: Copies) -> None:

@@ -408,6 +408,16 @@ class RepoIndex:
                 pool.shutdown(cancel_futures=True)
         return out
 
+    def cached_entry(self, sha: str) -> Entry | None:
+        """The stored index entry of a file content (any earlier one), if the cache has it."""
+        doc = self.store.get(self._key("light", sha))
+        if not isinstance(doc, dict) or "skip" in doc:
+            return None
+        try:
+            return Entry.from_light_json(doc)
+        except (KeyError, ValueError, TypeError):
+            return None
+
     def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
         """Record why a content is not indexed, so later scans need not read it again."""
         skipped.append((rel, reason))

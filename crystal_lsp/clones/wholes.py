@@ -1,0 +1,120 @@
+"""Whole copies of a search: exact and renamed units grouped by digest, and identical files.
+
+Step 4's digest grouping (:mod:`crystal_lsp.clones.digests`) for the files of a search: each
+group's first unit is paired with the others, their copied tokens counted outside noise, and the
+pairs decided by the similarity seam like aligned ones (:func:`alignment.decided`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from crystal_lsp.clones.alignment import Found, decided, min_copied_tokens
+from crystal_lsp.clones.candidates import TRIVIAL, Side
+from crystal_lsp.clones.classes import RegionPair
+from crystal_lsp.clones.digests import (
+    Unit,
+    file_region,
+    identical_files,
+    representative_pairs,
+    unit_groups,
+)
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.workset import Copies, Workset
+
+
+def whole_copies(
+    work: Workset, among: Sequence[int] | None, done: set[int], out: Copies
+) -> list[RegionPair]:
+    """Exact and renamed copies of whole units, and identical files, touching ``among``."""
+    started = time.perf_counter()
+    files = work.finder.index.files
+    config = work.finder.config
+    min_copied = min_copied_tokens(config.min_tokens)
+    wanted = None if among is None else set(among)
+
+    def fresh(x: int, y: int) -> bool:
+        if wanted is not None and x not in wanted and y not in wanted:
+            return False
+        return x not in done and y not in done and work.skip_reason(x, y) in (None, "identical")
+
+    units = [
+        Unit(work.paths[i], k, meta)
+        for i in work.ids.values()
+        for k, meta in enumerate(files[work.paths[i]].entry.snippets)
+    ]
+    found: list[Found] = []
+    for rep, other in representative_pairs(unit_groups(units, config.report_data)):
+        x, y = work.ids[rep.path], work.ids[other.path]
+        if not fresh(x, y) or files[rep.path].sha == files[other.path].sha:
+            continue
+        copied = min(_unit_copied(work, x, rep), _unit_copied(work, y, other))
+        if copied < min_copied:
+            out.filtered[_main_kind(work, x, rep)] += 1
+            continue
+        items = (
+            work.item(x, rep.meta.start, rep.meta.end, rep.meta.sha),
+            work.item(y, other.meta.start, other.meta.end, other.meta.sha),
+        )
+        found.append((x, y, rep.region(), other.region(), copied, items))
+    found += _identical(work, fresh, out, min_copied)
+    out.time("grouping", started)
+    return [pair for pair in decided(work, found, out, None) if pair is not None]
+
+
+def _identical(
+    work: Workset, fresh: Callable[[int, int], bool], out: Copies, min_copied: int
+) -> list[Found]:
+    """Identical files as whole-file candidates (scored like any other pair)."""
+    files = work.finder.index.files
+    triples = [
+        (work.paths[i], files[work.paths[i]].sha, files[work.paths[i]].entry.token_count)
+        for i in work.ids.values()
+    ]
+    found: list[Found] = []
+    for group in identical_files(triples, work.finder.config.min_tokens):
+        first = work.ids[group[0]]
+        side = work.side(first)
+        copied = int((~side.noise).sum()) if len(side.noise) else len(side.entry.npos)
+        for path in group[1:]:
+            other = work.ids[path]
+            if not fresh(first, other):
+                continue
+            if copied < min_copied:
+                out.filtered["identical " + _file_kind(side)] += 1
+                continue
+            region_a = file_region(group[0], side.heavy)
+            region_b = file_region(path, work.side(other).heavy)
+            sha = files[group[0]].sha
+            items = (
+                work.item(first, 0, region_a.end, "file:" + sha),
+                work.item(other, 0, region_b.end, "file:" + sha),
+            )
+            found.append((first, other, region_a, region_b, copied, items))
+    return found
+
+
+def _file_kind(side: Side) -> str:
+    kinds: Counter[str] = Counter()
+    for start, end, kind in side.entry.noise:
+        kinds[kind] += end - start
+    return kinds.most_common(1)[0][0] if kinds else TRIVIAL
+
+
+def _unit_copied(work: Workset, i: int, unit: Unit) -> int:
+    side = work.side(i)
+    a, b = side.entry.normalized_span(unit.meta.start, unit.meta.end)
+    return int((~side.noise[a:b]).sum()) if len(side.noise) else b - a
+
+
+def _main_kind(work: Workset, i: int, unit: Unit) -> str:
+    side = work.side(i)
+    kinds: Counter[str] = Counter()
+    for start, end, kind in side.entry.noise:
+        kinds[kind] += max(0, min(end, unit.meta.end) - max(start, unit.meta.start))
+    best = kinds.most_common(1)
+    return best[0][0] if best and best[0][1] else TRIVIAL

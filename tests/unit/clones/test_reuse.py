@@ -1,0 +1,85 @@
+"""Reusing a full scan's alignment: after a change, a scan equals a fresh scan of the new tree."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
+
+from crystal_lsp.clones.files import list_files
+from crystal_lsp.clones.scan import ScanResult, run_scan
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store
+
+FILES = {
+    "a.py": module(ORIGINAL, UNRELATED[0]),
+    "b.py": module(UNRELATED[1], renamed()),
+    "c.py": module(UNRELATED[2]),
+    "d.py": module(near_copy(), UNRELATED[0].replace("parse_settings", "read_settings")),
+}
+
+
+def scan(root: pathlib.Path, cache: pathlib.Path, config: ScanConfig) -> ScanResult:
+    with Store(str(cache)) as store:
+        return run_scan(
+            str(root), list_files(str(root), config), config, store=store, jobs=1, use_cache=False
+        )
+
+
+def report(result: ScanResult) -> str:
+    doc = result.to_json()
+    return json.dumps(
+        [doc["findings"], doc["summary"]["filtered"], doc["summary"]["candidates"]],
+        sort_keys=True,
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param({"c.py": module(UNRELATED[2], ORIGINAL)}, id="a-copy-added"),
+        pytest.param({"b.py": module(UNRELATED[1])}, id="a-copy-removed"),
+        pytest.param({"e.py": module(renamed(), UNRELATED[2])}, id="a-file-added"),
+        pytest.param({"a.py": module(ORIGINAL, UNRELATED[0]) + "# a comment\n"}, id="a-comment"),
+    ],
+)
+def test_a_rescan_equals_a_fresh_scan(tmp_path: pathlib.Path, change: dict[str, str]) -> None:
+    config = ScanConfig()
+    root = write_tree(tmp_path / "repo", FILES)
+    scan(root, tmp_path / "cache", config)
+    write_tree(root, change)
+    again = scan(root, tmp_path / "cache", config)
+    fresh = scan(root, tmp_path / "fresh", config)
+    assert report(again) == report(fresh)
+    assert again.findings  # the comparison is about something
+
+
+def test_a_removed_file_takes_its_copies_along(tmp_path: pathlib.Path) -> None:
+    config = ScanConfig()
+    root = write_tree(tmp_path / "repo", FILES)
+    first = scan(root, tmp_path / "cache", config)
+    assert any(loc.path == "b.py" for f in first.findings for loc in f.locations)
+    (root / "b.py").unlink()
+    again = scan(root, tmp_path / "cache", config)
+    assert not any(loc.path == "b.py" for f in again.findings for loc in f.locations)
+    assert report(again) == report(scan(root, tmp_path / "fresh", config))
+
+
+def test_a_change_moving_seeds_across_max_df_realigns_their_files(tmp_path: pathlib.Path) -> None:
+    """With max-df 3, a fourth copy makes the copied code's seeds boilerplate: the pairs of the
+    three unchanged files change too, and the rescan must see that."""
+    config = ScanConfig(max_df=3)
+    files = {
+        "a.py": module(ORIGINAL),
+        "b.py": module(UNRELATED[0], near_copy()),
+        "c.py": module(near_copy(), UNRELATED[1]),
+    }
+    root = write_tree(tmp_path / "repo", files)
+    before = scan(root, tmp_path / "cache", config)
+    write_tree(root, {"d.py": module(UNRELATED[2], near_copy())})
+    again = scan(root, tmp_path / "cache", config)
+    fresh = scan(root, tmp_path / "fresh", config)
+    assert report(again) == report(fresh)
+    assert report(again) != report(before)
