@@ -281,6 +281,7 @@ def summary(values: list[float]) -> dict[str, float]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     root = Path(sysconfig.get_paths()["stdlib"]).resolve()
     workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)  # the server's log goes next to the cache
     cache = workdir / "cache"
     results: dict[str, Any] = {
         "date": dt.datetime.now().isoformat(timespec="seconds"),

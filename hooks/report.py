@@ -38,8 +38,8 @@ class Addition:
     new: bool = True
 
     def line(self) -> str:
-        """``path:line: near-duplicate of other:line (kind name), similarity 0.87``."""
-        what = f"{self.other.kind} {self.other.name}".strip()
+        """``path:line: near-duplicate of other:line (what it is), similarity 0.87``."""
+        what = self.other.describe()
         where = f"{display_path(self.other.path)}:{self.other.first_line}"
         text = (
             f"{display_path(self.location.path)}:{self.location.first_line}: "

@@ -40,6 +40,7 @@ from crystal_lsp.clones.findings import Finding
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.languagesets import LanguageSets
 from crystal_lsp.clones.retrieval import MemoizedPostings, Postings
+from crystal_lsp.clones.reuse import Memo
 from crystal_lsp.clones.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.similarity import Item, Similarity, trivial_shingles
 from crystal_lsp.clones.workset import Copies, Workset, find_copies
@@ -137,6 +138,8 @@ class CloneFinder:
         self.shadow = shadow
         self.memoize_retrieval = memoize_retrieval
         self._states: dict[str, _LanguageState] = {}
+        self.memos: dict[str, Memo] = {}
+        """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.reuse`)."""
 
     def find(
         self, focus: LineFocus | None = None, progress: Progress | None = None

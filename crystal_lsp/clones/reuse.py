@@ -51,13 +51,42 @@ def memo_key(work: Workset) -> str:
     return f"align:{work.similarity.language}:{state.sets.fingerprint}:{signature}:{FORMAT}"
 
 
-def plan(work: Workset) -> Plan | None:
-    """The reuse plan of a full scan, or None when everything must be aligned afresh."""
-    doc = work.finder.index.store.get(memo_key(work))
+@dataclass
+class Memo:
+    """A full scan's pair records, parsed (kept in memory by the finder between searches)."""
+
+    files: dict[str, str]
+    records: dict[PairKey, PairRecord]
+
+
+def load(work: Workset) -> Memo | None:
+    """The stored memo of the workset's language and settings (parsed once per finder)."""
+    key = memo_key(work)
+    cached = work.finder.memos.get(key)
+    if cached is not None:
+        return cached
+    doc = work.finder.index.store.get(key)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return None
     try:
-        old_files: dict[str, str] = dict(doc["files"])
+        memo = Memo(
+            dict(doc["files"]),
+            {_pair_key(k): _record(v) for k, v in doc["records"].items()},
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("alignment memo is malformed (%s); aligning afresh", exc)
+        return None
+    work.finder.memos[key] = memo
+    return memo
+
+
+def plan(work: Workset) -> Plan | None:
+    """The reuse plan of a search, or None when everything must be aligned afresh."""
+    memo = load(work)
+    if memo is None:
+        return None
+    try:
+        old_files = memo.files
         current = _current(work)
         changed = {p for p, sha in current.items() if old_files.get(p) != sha}
         removed = set(old_files) - set(current)
@@ -68,9 +97,7 @@ def plan(work: Workset) -> Plan | None:
             return None
         affected = changed | crossing
         records = {
-            _pair_key(key): _record(value)
-            for key, value in doc["records"].items()
-            if _reusable(key, current, affected)
+            key: record for key, record in memo.records.items() if _reusable(key, current, affected)
         }
     except (KeyError, TypeError, ValueError) as exc:
         log.warning("alignment memo is malformed (%s); aligning afresh", exc)
@@ -79,16 +106,15 @@ def plan(work: Workset) -> Plan | None:
 
 
 def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
-    """Keep a full scan's pair records for the next one."""
+    """Keep a full scan's pair records for the next search."""
+    kept = {k: r for k, r in records.items() if r.accepted or r.candidates or r.filtered}
+    memo = Memo(_current(work), kept)
     doc = {
         "format": FORMAT,
-        "files": _current(work),
-        "records": {
-            f"{a}\0{b}": _record_json(r)
-            for (a, b), r in records.items()
-            if r.accepted or r.candidates or r.filtered
-        },
+        "files": memo.files,
+        "records": {f"{a}\0{b}": _record_json(r) for (a, b), r in kept.items()},
     }
+    work.finder.memos[memo_key(work)] = memo
     work.finder.index.store.set(memo_key(work), doc)
 
 
@@ -102,8 +128,8 @@ def _pair_key(key: str) -> PairKey:
     return a, b
 
 
-def _reusable(key: str, current: dict[str, str], affected: set[str]) -> bool:
-    a, _, b = key.partition("\0")
+def _reusable(key: PairKey, current: dict[str, str], affected: set[str]) -> bool:
+    a, b = key
     return a in current and b in current and a not in affected and b not in affected
 
 

@@ -28,9 +28,16 @@ if TYPE_CHECKING:
 
 
 def whole_copies(
-    work: Workset, among: Sequence[int] | None, done: set[int], out: Copies
+    work: Workset,
+    among: Sequence[int] | None,
+    done: set[int],
+    out: Copies,
+    touching: set[str] | None = None,
 ) -> list[RegionPair]:
-    """Exact and renamed copies of whole units, and identical files, touching ``among``."""
+    """Exact and renamed copies of whole units, and identical files, touching ``among``.
+
+    With ``touching``, only the groups with a member in those files (each group whole).
+    """
     started = time.perf_counter()
     files = work.finder.index.files
     config = work.finder.config
@@ -48,7 +55,10 @@ def whole_copies(
         for k, meta in enumerate(files[work.paths[i]].entry.snippets)
     ]
     found: list[Found] = []
-    for rep, other in representative_pairs(unit_groups(units, config.report_data)):
+    groups = unit_groups(units, config.report_data)
+    if touching is not None:
+        groups = [g for g in groups if any(u.path in touching for u in g)]
+    for rep, other in representative_pairs(groups):
         x, y = work.ids[rep.path], work.ids[other.path]
         if not fresh(x, y) or files[rep.path].sha == files[other.path].sha:
             continue
@@ -61,13 +71,17 @@ def whole_copies(
             work.item(y, other.meta.start, other.meta.end, other.meta.sha),
         )
         found.append((x, y, rep.region(), other.region(), copied, items))
-    found += _identical(work, fresh, out, min_copied)
+    found += _identical(work, fresh, out, min_copied, touching)
     out.time("grouping", started)
     return [pair for pair in decided(work, found, out, None) if pair is not None]
 
 
 def _identical(
-    work: Workset, fresh: Callable[[int, int], bool], out: Copies, min_copied: int
+    work: Workset,
+    fresh: Callable[[int, int], bool],
+    out: Copies,
+    min_copied: int,
+    touching: set[str] | None,
 ) -> list[Found]:
     """Identical files as whole-file candidates (scored like any other pair)."""
     files = work.finder.index.files
@@ -77,6 +91,8 @@ def _identical(
     ]
     found: list[Found] = []
     for group in identical_files(triples, work.finder.config.min_tokens):
+        if touching is not None and not touching.intersection(group):
+            continue
         first = work.ids[group[0]]
         side = work.side(first)
         copied = int((~side.noise).sum()) if len(side.noise) else len(side.entry.npos)

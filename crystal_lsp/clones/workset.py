@@ -22,6 +22,7 @@ from crystal_lsp.clones.alignment import PairKey, PairRecord, aligned
 from crystal_lsp.clones.candidates import Side
 from crystal_lsp.clones.chains import Runs
 from crystal_lsp.clones.classes import RegionPair, distinct_pairs
+from crystal_lsp.clones.grouping import components
 from crystal_lsp.clones.regions import Region, header_prefix
 from crystal_lsp.clones.report import findings_of
 from crystal_lsp.clones.seeds import I64, Bools, FileSeeds, SeedTable, noise_mask
@@ -243,35 +244,59 @@ class Copies:
 def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | None) -> Copies:
     """Clone classes of a workset (module docstring); with ``focus``, those touching it.
 
-    A full scan of the files on disk reuses what the previous one found for the pairs of files
-    that did not change (:mod:`crystal_lsp.clones.reuse`).
+    Any search reuses what the previous full scan found for the pairs of files that did not
+    change (:mod:`crystal_lsp.clones.reuse`): a full scan, the language server's buffers and
+    the hook's staged files all align only what changed. Without such a scan, a focused search
+    aligns the focus files, then every file a copy reached, until no new file turns up.
     """
     out = Copies()
-    if focus is None and not work.extra and not work.hidden:
-        accepted = _full(work, out, progress)
+    full = focus is None and not work.extra and not work.hidden
+    started = time.perf_counter()
+    previous = reuse.plan(work)
+    out.time("retrieval", started)
+    if previous is not None:
+        out.records.update(previous.records)
+        accepted = [p for r in previous.records.values() for p in r.accepted]
+        if previous.affected:
+            accepted += aligned(work, previous.affected, set(), out, progress)
+        touching = None if focus is None else _reaching_files(accepted, focus)
+        accepted += whole_copies(work, None, set(), out, touching)
+    elif focus is None:
+        accepted = aligned(work, None, set(), out, progress)
+        accepted += whole_copies(work, None, set(), out)
     else:
         accepted = _focused(work, focus, out, progress)
+    if full:
+        reuse.save(work, out.records)
     started = time.perf_counter()
+    if focus is not None:
+        accepted = _reaching(accepted, focus)
     out.findings, nested = findings_of(work, distinct_pairs(accepted), focus)
     out.filtered["nested"] += nested
     out.time("grouping", started)
     return out
 
 
-def _full(work: Workset, out: Copies, progress: Progress | None) -> list[RegionPair]:
-    """A full scan: every pair aligned, or the changed ones and the previous scan's others."""
-    started = time.perf_counter()
-    previous = reuse.plan(work)
-    out.time("retrieval", started)
-    if previous is None:
-        accepted = aligned(work, None, set(), out, progress)
-    else:
-        out.records.update(previous.records)
-        accepted = [p for r in previous.records.values() for p in r.accepted]
-        if previous.affected:
-            accepted += aligned(work, previous.affected, set(), out, progress)
-    reuse.save(work, out.records)
-    return accepted + whole_copies(work, None, set(), out)
+def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
+    """The pairs among the files that copies connect to the focus files.
+
+    The classes touching the focus, and any larger class they could be nested in, lie there.
+    """
+    wanted = _reaching_files(pairs, focus)
+    return [p for p in pairs if p.a.path in wanted]
+
+
+def _reaching_files(pairs: list[RegionPair], focus: LineFocus) -> set[str]:
+    """The focus files and every file copies connect to them (through other files too)."""
+    paths = sorted({r.path for p in pairs for r in (p.a, p.b)} | set(focus))
+    index = {path: k for k, path in enumerate(paths)}
+    parts = components(len(paths), [(index[p.a.path], index[p.b.path]) for p in pairs])
+    wanted: set[str] = set()
+    for part in parts:
+        names = {paths[k] for k in part}
+        if names & set(focus):
+            wanted |= names
+    return wanted
 
 
 def _focused(

@@ -184,6 +184,9 @@ class Folder:
         for done, language in enumerate(languages, 1):
             progress(f"S sets and retrieval ({language})", done - 1, len(languages))
             finder.similarity(language)  # builds the S sets and the seed table
+        # a full scan of the disk (reusing the last one's unchanged pairs): what each edited
+        # buffer is then compared against, aligning only the buffer
+        finder.find(progress=progress)
         progress("ready", 1, 1)
         return Built(config, index, finder, paths, time.perf_counter() - started, stats.reused)
 
