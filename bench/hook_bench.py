@@ -288,8 +288,11 @@ def phases(repo: Path) -> None:
     t0 = time.process_time()
     from crystal_lsp_hooks import clone_check
 
+    import crystal_lsp.clones.alignment as alignment
     import crystal_lsp.clones.finder as clones
     import crystal_lsp.clones.index as index
+    import crystal_lsp.clones.reuse as reuse
+    import crystal_lsp.clones.workset as workset
 
     cpu: dict[str, float] = {"imports": time.process_time() - t0}
 
@@ -308,8 +311,12 @@ def phases(repo: Path) -> None:
     wrap(clone_check, "staged_change", "git: read the change")
     wrap(index.RepoIndex, "_build", "index: tokenize new contents")
     wrap(index.RepoIndex, "load", "index: load (incl. tokenizing)")
-    wrap(clones.CloneFinder, "_state", "clones: S sets, retrieval index")
-    wrap(clones.CloneFinder, "_score", "clones: scoring")
+    wrap(clones.CloneFinder, "_state", "clones: S sets, seed table")
+    wrap(reuse, "plan", "clones: reuse plan")
+    wrap(workset, "aligned", "clones: alignment (of what changed)")
+    wrap(alignment, "decided", "clones: scoring")
+    wrap(workset, "whole_copies", "clones: whole copies")
+    wrap(workset, "findings_of", "clones: classes")
     os.chdir(repo)
     start = time.process_time()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

@@ -95,7 +95,7 @@ def plan(work: Workset) -> Plan | None:
         crossing = _crossing_owners(work, changed | removed, old_files)
         if crossing is None:
             return None
-        affected = changed | crossing
+        affected = changed | (crossing & current.keys())  # hidden files take no part
         records = {
             key: record for key, record in memo.records.items() if _reusable(key, current, affected)
         }

@@ -83,3 +83,42 @@ def test_a_change_moving_seeds_across_max_df_realigns_their_files(tmp_path: path
     fresh = scan(root, tmp_path / "fresh", config)
     assert report(again) == report(fresh)
     assert report(again) != report(before)
+
+
+def test_a_buffer_that_moves_seeds_across_max_df_equals_a_fresh_scan(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The language server's way: a modified buffer ("\\0" + path) shadows its file on disk;
+    taking a copy out of it moves the copied code's seeds back under max-df."""
+    from crystal_lsp.clones.index import RepoIndex
+    from crystal_lsp.server.workspace import buffer_finder
+
+    config = ScanConfig(max_df=3)
+    files = {
+        "a.py": module(ORIGINAL, near_copy()),
+        "b.py": module(UNRELATED[0], near_copy()),
+        "c.py": module(near_copy(), UNRELATED[1]),
+        "d.py": module(UNRELATED[2], near_copy()),
+        # other files, so that two changed paths (the buffer, its file) are few enough to reuse
+        **{f"pkg/m{i}.py": f"X_{i} = {i}\n" for i in range(12)},
+    }
+    root = write_tree(tmp_path / "repo", files)
+    buffer = module(UNRELATED[2])  # four copies on disk (boilerplate), three with the buffer
+    with Store(str(tmp_path / "cache")) as store:
+        index = RepoIndex(str(root), config, store, jobs=1)
+        index.refresh(sorted(files))
+        finder = buffer_finder(index)
+        finder.find()  # the full scan the server runs when it builds its index
+        index.refresh(sorted(files), {"\0d.py": buffer.encode()})
+        found = finder.find({"\0d.py": None, "b.py": None})["python"].findings
+    write_tree(root, {"d.py": buffer})
+    fresh = scan(root, tmp_path / "fresh", config)
+    spans = sorted(
+        sorted((loc.path, loc.first_line, loc.last_line) for loc in f.locations) for f in found
+    )
+    want = sorted(
+        sorted((loc.path, loc.first_line, loc.last_line) for loc in f.locations)
+        for f in fresh.findings
+        if any(loc.path == "b.py" for loc in f.locations)
+    )
+    assert spans == want and want
