@@ -110,11 +110,11 @@ def _candidates(
     for chain in chains:
         key = work.pair_key(chain.fa, chain.fb)
         a, b = work.side(chain.fa), work.side(chain.fb)
-        aligned_tokens, kind = copied_tokens(chain, a, b)
+        aligned_tokens, kind_of = copied_tokens(chain, a, b)
         if 2 * aligned_tokens < min_copied:
-            out.count(key, kind, count)
+            out.count(key, kind_of(), count)
             continue
-        cand, kind = candidate(chain, a, b)
+        cand, kind_of = candidate(chain, a, b)
         if min(cand.a.tokens, cand.b.tokens) < config.min_tokens or (
             min(cand.a.lines, cand.b.lines) < config.min_lines
         ):
@@ -123,7 +123,7 @@ def _candidates(
             out.count(key, OVERLAPPING, count)  # a unit around both sides of an inner copy
             continue
         if cand.copied < min_copied:
-            out.count(key, kind, count)
+            out.count(key, kind_of(), count)
             continue
         if work.suppressed(chain.fa, cand.a) or work.suppressed(chain.fb, cand.b):
             out.count(key, SUPPRESSED, count)

@@ -10,6 +10,7 @@ copying, and is filtered under the noise kind that filled it (the caller counts 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,10 +62,11 @@ class Candidate:
     sha_b: str
 
 
-def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, str]:
-    """Aligned normalized tokens outside noise on both sides (the fewer), and the main noise kind.
+def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, Callable[[], str]]:
+    """Aligned normalized tokens outside noise on both sides (the fewer), and the noise kind.
 
-    The kind names what fills the aligned tokens that do not count (``trivial`` if nothing).
+    The kind -- what fills the aligned tokens that do not count (``trivial`` if nothing) -- comes
+    as a function: only a candidate filtered for it needs it.
     """
     covered_a = np.zeros(chain.a1 - chain.a0, dtype=bool)
     covered_b = np.zeros(chain.b1 - chain.b0, dtype=bool)
@@ -74,7 +76,7 @@ def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, str]:
     noisy_a = a.noise[chain.a0 : chain.a1] if len(a.noise) else np.zeros(len(covered_a), bool)
     noisy_b = b.noise[chain.b0 : chain.b1] if len(b.noise) else np.zeros(len(covered_b), bool)
     copied = min(int((covered_a & ~noisy_a).sum()), int((covered_b & ~noisy_b).sum()))
-    return copied, _main_noise(a, chain.a0 + np.flatnonzero(covered_a & noisy_a))
+    return copied, lambda: _main_noise(a, chain.a0 + np.flatnonzero(covered_a & noisy_a))
 
 
 def _main_noise(side: Side, positions: I64) -> str:
@@ -88,11 +90,11 @@ def _main_noise(side: Side, positions: I64) -> str:
     return kinds.most_common(1)[0][0] if kinds else TRIVIAL
 
 
-def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, str]:
+def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, Callable[[], str]]:
     """The candidate of a chain: whole lines that correspond, whole units, their digests.
 
     Its copied tokens are those outside noise on the lines of both regions that correspond;
-    with it comes the noise kind that fills those lines most (``trivial`` if none).
+    with it comes how to tell the noise kind that fills those lines most (``trivial`` if none).
     """
     span_a = whole_lines(a.heavy.lines, *raw_span(a.entry, a.heavy, chain.a0, chain.a1))
     span_b = whole_lines(b.heavy.lines, *raw_span(b.entry, b.heavy, chain.b0, chain.b1))
@@ -112,7 +114,7 @@ def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, str]:
     lines_a, lines_b = matched_lines(a.heavy, (ra.start, ra.end), b.heavy, (rb.start, rb.end))
     copied = min(_clean(a, lines_a), _clean(b, lines_b))
     cand = Candidate(ra, rb, copied, region_sha(a.heavy, ra), region_sha(b.heavy, rb))
-    return cand, _main_kind(a, lines_a)
+    return cand, lambda: _main_kind(a, lines_a)
 
 
 def _clean(side: Side, spans: list[tuple[int, int]]) -> int:
