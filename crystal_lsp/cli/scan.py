@@ -211,7 +211,8 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
     if result.filtered:
         count = sum(result.filtered.values())
         why = ", ".join(f"{n} {r}" for r, n in sorted(result.filtered.items(), key=lambda x: -x[1]))
-        write(f"{count} candidate copies filtered on purpose: {why}\n")
+        noun = "copy" if count == 1 else "copies"
+        write(f"{count} candidate {noun} filtered on purpose: {why}\n")
     if langs:
         write(f"signature {result.config.signature()}  {langs}\n")
     if result.generated:
