@@ -10,7 +10,7 @@ copying, and is filtered under the noise kind that filled it (the caller counts 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +27,7 @@ from crystal_lsp.clones.regions import (
     unit_bounds,
     whole_lines,
 )
-from crystal_lsp.clones.seeds import I64, Bools
+from crystal_lsp.clones.seeds import Bools
 from crystal_lsp.text.entries import Entry, Heavy
 from crystal_lsp.text.fingerprints import text_sha
 from crystal_lsp.text.views import normalized
@@ -76,18 +76,22 @@ def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, Callable[[], str
     noisy_a = a.noise[chain.a0 : chain.a1] if len(a.noise) else np.zeros(len(covered_a), bool)
     noisy_b = b.noise[chain.b0 : chain.b1] if len(b.noise) else np.zeros(len(covered_b), bool)
     copied = min(int((covered_a & ~noisy_a).sum()), int((covered_b & ~noisy_b).sum()))
-    return copied, lambda: _main_noise(a, chain.a0 + np.flatnonzero(covered_a & noisy_a))
+
+    def kind() -> str:
+        raw = a.entry.npos[chain.a0 + np.flatnonzero(covered_a & noisy_a)]
+        return main_noise_kind(a.entry, [(int(t), int(t) + 1) for t in raw])
+
+    return copied, kind
 
 
-def _main_noise(side: Side, positions: I64) -> str:
-    """The noise kind holding most of the given normalized positions."""
-    if not len(positions):
-        return TRIVIAL
-    raw = side.entry.npos[positions]
+def main_noise_kind(entry: Entry, spans: Sequence[tuple[int, int]]) -> str:
+    """The noise kind covering most raw tokens of the spans (``trivial`` if none does)."""
     kinds: Counter[str] = Counter()
-    for start, end, kind in side.entry.noise:
-        kinds[kind] += int(((raw >= start) & (raw < end)).sum())
-    return kinds.most_common(1)[0][0] if kinds else TRIVIAL
+    for lo, hi in spans:
+        for start, end, kind in entry.noise:
+            kinds[kind] += max(0, min(end, hi) - max(start, lo))
+    best = kinds.most_common(1)
+    return best[0][0] if best and best[0][1] else TRIVIAL
 
 
 def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, Callable[[], str]]:
@@ -114,22 +118,12 @@ def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, Callable[[], s
     lines_a, lines_b = matched_lines(a.heavy, (ra.start, ra.end), b.heavy, (rb.start, rb.end))
     copied = min(_clean(a, lines_a), _clean(b, lines_b))
     cand = Candidate(ra, rb, copied, region_sha(a.heavy, ra), region_sha(b.heavy, rb))
-    return cand, lambda: _main_kind(a, lines_a)
+    return cand, lambda: main_noise_kind(a.entry, lines_a)
 
 
 def _clean(side: Side, spans: list[tuple[int, int]]) -> int:
     """Tokens outside noise in the given token spans."""
     return sum(int((~side.noise_raw[lo:hi]).sum()) for lo, hi in spans)
-
-
-def _main_kind(side: Side, spans: list[tuple[int, int]]) -> str:
-    """The noise kind covering most tokens of the spans (``trivial`` if none)."""
-    kinds: Counter[str] = Counter()
-    for lo, hi in spans:
-        for start, end, kind in side.entry.noise:
-            kinds[kind] += max(0, min(end, hi) - max(start, lo))
-    best = kinds.most_common(1)
-    return best[0][0] if best and best[0][1] else TRIVIAL
 
 
 def region_sha(heavy: Heavy, region: Region) -> str:

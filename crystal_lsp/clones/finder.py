@@ -45,6 +45,7 @@ from crystal_lsp.clones.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.similarity import Item, Similarity, trivial_shingles
 from crystal_lsp.clones.workset import Copies, Workset, find_copies
 from crystal_lsp.text.entries import GENERATED, OK, SnippetMeta
+from crystal_lsp.text.fingerprints import U64
 from crystal_lsp.text.snippets import DATA
 
 PAIR_CACHE_LIMIT = 400_000
@@ -109,6 +110,8 @@ class _LanguageState:
     table: SeedTable
     similarity: Similarity
     pair_cache_key: str
+    trivial: U64
+    """Hashes of the normalized S set's 4-grams: no seed starts on one."""
     postings: Postings | MemoizedPostings | None = None
     refs: list[Ref] = field(default_factory=list)
     metas: list[SnippetMeta] = field(default_factory=list)
@@ -214,7 +217,7 @@ class CloneFinder:
         trivial = trivial_shingles(sets.norm)
         seeds = [FileSeeds.of(self.index.files[p].entry, trivial) for p in paths]
         table = SeedTable.of(seeds, self.config.max_df)
-        state = _LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key)
+        state = _LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
         self._states[language] = state
         return state
 

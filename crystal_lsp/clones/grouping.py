@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-Ref = tuple[str, int]  # (path, snippet index)
-Scores = tuple[float, float, float, float]
-
 
 def components(count: int, edges: Iterable[tuple[int, int]]) -> list[list[int]]:
     """Connected components of ``range(count)`` under ``edges`` (union-find), each sorted.

@@ -15,6 +15,8 @@ import bisect
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+import numpy as np
+
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta, span_position
 from crystal_lsp.text.noise import DECORATOR, EXPORT, IMPORT, SIGNATURE
 from crystal_lsp.text.snippets import CLASS, FUNCTION
@@ -323,14 +325,12 @@ def _cut_slivers(
 
 def header_prefix(entry: Entry) -> list[int]:
     """Prefix sums over raw tokens of "in a signature or decorator" (``[0]`` then one per token)."""
-    marks = [0] * (entry.token_count + 1)
+    marks = np.zeros(entry.token_count + 1, dtype=np.int64)
     for a, b, kind in entry.noise:
         if kind in HEADER_KINDS:
-            for i in range(a, b):
-                marks[i + 1] = 1
-    for i in range(1, len(marks)):
-        marks[i] += marks[i - 1]
-    return marks
+            marks[a + 1 : b + 1] = 1
+    out: list[int] = np.cumsum(marks).tolist()
+    return out
 
 
 def _whole_unit(entry: Entry, start: int, end: int, header: list[int]) -> int:

@@ -23,7 +23,6 @@ from crystal_lsp.clones.alignment import PairKey, PairRecord
 from crystal_lsp.clones.classes import RegionPair
 from crystal_lsp.clones.regions import Region
 from crystal_lsp.clones.seeds import FileSeeds
-from crystal_lsp.clones.similarity import trivial_shingles
 from crystal_lsp.text.fingerprints import U64
 
 if TYPE_CHECKING:
@@ -137,7 +136,7 @@ def _crossing_owners(
     work: Workset, changed: Iterable[str], old_files: dict[str, str]
 ) -> set[str] | None:
     """Unchanged files holding a seed hash whose count crossed ``max-df`` (None: unknown)."""
-    trivial = trivial_shingles(work.state.sets.norm)
+    trivial = work.state.trivial
     old_parts: list[U64] = []
     new_parts: list[U64] = []
     for path in changed:

@@ -32,12 +32,22 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY_I64: I64 = np.empty(0, dtype=np.int64)
 
 
-def noise_mask(entry: Entry, ignore: Collection[str] = ()) -> Bools:
-    """Per normalized token of an entry: whether it lies in a noise range (not of ``ignore``)."""
+def raw_noise_mask(entry: Entry, ignore: Collection[str] = ()) -> Bools:
+    """Per raw token of an entry: whether it lies in a noise range (not of ``ignore``)."""
     raw = np.zeros(entry.token_count, dtype=bool)
     for start, end, kind in entry.noise:
         if kind not in ignore:
             raw[start:end] = True
+    return raw
+
+
+def noise_mask(entry: Entry, ignore: Collection[str] = (), raw: Bools | None = None) -> Bools:
+    """Per normalized token of an entry: whether it lies in a noise range (not of ``ignore``).
+
+    ``raw`` is the entry's :func:`raw_noise_mask`, when already computed.
+    """
+    if raw is None:
+        raw = raw_noise_mask(entry, ignore)
     out: Bools = raw[entry.npos] if len(entry.npos) else np.zeros(0, dtype=bool)
     return out
 

@@ -8,12 +8,11 @@ pairs decided by the similarity seam like aligned ones (:func:`alignment.decided
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.alignment import Found, decided, min_copied_tokens
-from crystal_lsp.clones.candidates import TRIVIAL, Side
+from crystal_lsp.clones.candidates import main_noise_kind
 from crystal_lsp.clones.classes import RegionPair
 from crystal_lsp.clones.digests import (
     Unit,
@@ -64,7 +63,7 @@ def whole_copies(
             continue
         copied = min(_unit_copied(work, x, rep), _unit_copied(work, y, other))
         if copied < min_copied:
-            out.filtered[_main_kind(work, x, rep)] += 1
+            out.filtered[main_noise_kind(work.side(x).entry, [(rep.meta.start, rep.meta.end)])] += 1
             continue
         items = (
             work.item(x, rep.meta.start, rep.meta.end, rep.meta.sha),
@@ -101,7 +100,8 @@ def _identical(
             if not fresh(first, other):
                 continue
             if copied < min_copied:
-                out.filtered["identical " + _file_kind(side)] += 1
+                kind = main_noise_kind(side.entry, [(0, side.entry.token_count)])
+                out.filtered["identical " + kind] += 1
                 continue
             region_a = file_region(group[0], side.heavy)
             region_b = file_region(path, work.side(other).heavy)
@@ -114,23 +114,7 @@ def _identical(
     return found
 
 
-def _file_kind(side: Side) -> str:
-    kinds: Counter[str] = Counter()
-    for start, end, kind in side.entry.noise:
-        kinds[kind] += end - start
-    return kinds.most_common(1)[0][0] if kinds else TRIVIAL
-
-
 def _unit_copied(work: Workset, i: int, unit: Unit) -> int:
     side = work.side(i)
     a, b = side.entry.normalized_span(unit.meta.start, unit.meta.end)
     return int((~side.noise[a:b]).sum()) if len(side.noise) else b - a
-
-
-def _main_kind(work: Workset, i: int, unit: Unit) -> str:
-    side = work.side(i)
-    kinds: Counter[str] = Counter()
-    for start, end, kind in side.entry.noise:
-        kinds[kind] += max(0, min(end, unit.meta.end) - max(start, unit.meta.start))
-    best = kinds.most_common(1)
-    return best[0][0] if best and best[0][1] else TRIVIAL

@@ -25,8 +25,8 @@ from crystal_lsp.clones.classes import RegionPair, distinct_pairs
 from crystal_lsp.clones.grouping import components
 from crystal_lsp.clones.regions import Region, header_prefix
 from crystal_lsp.clones.report import findings_of
-from crystal_lsp.clones.seeds import I64, Bools, FileSeeds, SeedTable, noise_mask
-from crystal_lsp.clones.similarity import Code, Item, Similarity, trivial_shingles
+from crystal_lsp.clones.seeds import I64, Bools, FileSeeds, SeedTable, noise_mask, raw_noise_mask
+from crystal_lsp.clones.similarity import Code, Item, Similarity
 from crystal_lsp.clones.wholes import whole_copies
 from crystal_lsp.text.entries import GENERATED, OK
 from crystal_lsp.text.snippets import DATA
@@ -49,6 +49,7 @@ class Workset:
     ids: dict[str, int] = field(default_factory=dict)
     _sides: dict[int, Side] = field(default_factory=dict)
     _noise: dict[int, Bools] = field(default_factory=dict)
+    _noise_raw: dict[int, Bools] = field(default_factory=dict)
 
     @classmethod
     def of(cls, finder: CloneFinder, state: _LanguageState, language: str) -> Workset:
@@ -58,14 +59,13 @@ class Workset:
         extra: dict[int, FileSeeds] = {}
         hidden: set[int] = set()
         disk = {p: i for i, p in enumerate(paths)}
-        excluded = trivial_shingles(state.sets.norm)
         for path, file in sorted(files.items()):
             entry = file.entry
             if not file.override or entry.language != language:
                 continue
             if entry.status not in (OK, GENERATED):
                 continue
-            extra[len(paths)] = FileSeeds.of(entry, excluded)
+            extra[len(paths)] = FileSeeds.of(entry, state.trivial)
             paths.append(path)
             replaced = finder.shadow(path) if finder.shadow is not None else None
             if replaced is not None and replaced in disk:
@@ -130,20 +130,17 @@ class Workset:
         Data tables are noise unless the settings ask for them (``report_data``).
         """
         if i not in self._noise:
-            ignore = (DATA,) if self.finder.config.report_data else ()
             entry = self.finder.index.files[self.paths[i]].entry
-            self._noise[i] = noise_mask(entry, ignore)
+            self._noise[i] = noise_mask(entry, raw=self.noise_raw(i))
         return self._noise[i]
 
     def noise_raw(self, i: int) -> Bools:
         """Per raw token of file ``i``: inside noise (as :meth:`noise`)."""
-        entry = self.finder.index.files[self.paths[i]].entry
-        ignore = (DATA,) if self.finder.config.report_data else ()
-        raw = np.zeros(entry.token_count, dtype=bool)
-        for start, end, kind in entry.noise:
-            if kind not in ignore:
-                raw[start:end] = True
-        return raw
+        if i not in self._noise_raw:
+            ignore = (DATA,) if self.finder.config.report_data else ()
+            entry = self.finder.index.files[self.paths[i]].entry
+            self._noise_raw[i] = raw_noise_mask(entry, ignore)
+        return self._noise_raw[i]
 
     def suppressed(self, i: int, region: Region) -> bool:
         """Whether a region lies mostly in a unit marked ``crystal: ignore`` (or its file is)."""
