@@ -7,6 +7,15 @@ switch imports and get identical numbers faster.
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
+# `python -m crystal_lsp` (sys.argv[0] is "-m" while the package is located) puts the working
+# directory first on sys.path: inside a scanned repository its `copy.py` or `json.py` would be
+# imported, i.e. executed, instead of the standard library's. Drop it before importing anything.
+if _sys.argv[:1] == ["-m"] and _sys.path and _sys.path[0] in ("", _os.getcwd()):
+    del _sys.path[0]
+
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.bleu import SmoothingFunction, brevity_penalty, closest_ref_length
 from crystal_lsp.metric.crystal import CrystalBLEU, corpus_bleu, modified_precision, sentence_bleu

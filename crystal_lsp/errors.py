@@ -8,6 +8,7 @@ the hook (an adapter of its own) uses it without importing the CLI.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import traceback
@@ -44,6 +45,7 @@ def run_guarded(prog: str, work: Callable[[], int]) -> int:
     cannot encode.
     """
     _escape_unencodable()
+    _warnings_to_stderr(prog)
     try:
         return work()
     except CrystalError as exc:
@@ -62,6 +64,23 @@ def run_guarded(prog: str, work: Callable[[], int]) -> int:
         )
         traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _warnings_to_stderr(prog: str) -> None:
+    """Library warnings (a cache that cannot be written, ...) as ``PROG: warning: ...`` lines."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+
+    def lower(record: logging.LogRecord) -> bool:
+        record.level = record.levelname.lower()
+        return True
+
+    handler.addFilter(lower)
+    handler.setFormatter(logging.Formatter(f"{prog}: %(level)s: %(message)s"))
+    root.addHandler(handler)
 
 
 def _escape_unencodable() -> None:

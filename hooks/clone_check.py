@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 from crystal_lsp.clones.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.files import filter_paths, list_files
-from crystal_lsp.clones.findings import Finding
-from crystal_lsp.clones.git import Git, Spans, git_env
+from crystal_lsp.clones.findings import Finding, display_path
+from crystal_lsp.clones.git import Git, Spans, git_env, git_root
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
@@ -54,7 +54,6 @@ from .report import (
     Outcome,
     StderrProgress,
     addition_for,
-    display_path,
     note,
     summary,
 )
@@ -88,7 +87,9 @@ def repo_paths(cwd: str | None = None) -> tuple[str, str]:
     try:
         top = git.run("rev-parse", "--show-toplevel")
         git_dir = git.run("rev-parse", "--absolute-git-dir")
-    except CrystalError:
+    except CrystalError as exc:
+        if "dubious ownership" in str(exc):
+            git_root(cwd or os.getcwd())  # raises the error that says so
         raise CrystalError("not inside a git work tree") from None
     root, gdir = (
         top[:-1].decode("utf-8", "surrogateescape"),

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
 from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.settings import ScanConfig
 
@@ -68,14 +68,6 @@ class Outcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     cached: bool = False
     seconds: float = 0.0
-
-
-def display_path(path: str) -> str:
-    """A path for one output line: undecodable bytes and control characters escaped."""
-    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        text = '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
-    return text
 
 
 def in_focus(loc: Location, focus: Mapping[str, Spans] | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +17,37 @@ from crystal_lsp.text.sources import SkippedFile, read_source
 from crystal_lsp.text.tokens import Tokens, lex
 
 FORMATS = ("text", "json")
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ``[low, high]`` (else a usage error, exit 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, not {value}")
+        return value
+
+    return parse
+
+
+JOBS = int_in(1, 1024)
+
+
+def check_output(path: str | None, option: str) -> None:
+    """Refuse an output path that cannot be written, before any work is done."""
+    if not path or path == "-":
+        return
+    parent = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise CrystalError(f"{option} {path}: is a directory")
+    if not os.path.isdir(parent):
+        raise CrystalError(f"{option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise CrystalError(f"{option} {path}: folder {parent} is not writable")
 
 
 def add_format(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:

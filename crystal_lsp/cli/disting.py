@@ -9,6 +9,7 @@ from typing import Any
 from pygments.lexer import Lexer
 
 from crystal_lsp.cli.common import (
+    JOBS,
     add_engine_options,
     add_format,
     add_progress,
@@ -90,7 +91,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
-    p.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
+    p.add_argument(
+        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
+    )
     add_engine_options(p, "tokenizing, S counting and pair scoring")
     add_format(p)
     add_progress(p)

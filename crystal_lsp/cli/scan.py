@@ -8,8 +8,15 @@ import sys
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.cli.common import add_engine_options, add_progress, emit_json, progress_enabled
-from crystal_lsp.clones.findings import RANKING
+from crystal_lsp.cli.common import (
+    JOBS,
+    add_engine_options,
+    add_progress,
+    check_output,
+    emit_json,
+    progress_enabled,
+)
+from crystal_lsp.clones.findings import RANKING, display_path
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
@@ -62,7 +69,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
     )
-    p.add_argument("--jobs", type=int, help="tokenizer processes (default: all CPUs)")
+    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
     add_engine_options(p, "tokenizing, S-set counting and pair scoring")
     p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
@@ -86,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.distributed.scan import scan_runner
 
     root = _root(args)
+    check_output(args.output, "--output")
+    if args.update_baseline:
+        check_output(args.baseline, "--baseline")
     config = load_config(root, command_line_overrides(args))
     paths = list_files(root, config)
     focus = changed_lines(root, args.new_since) if args.new_since else None
@@ -220,6 +230,15 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
         write(
             f"{count} generated file{'s' if count != 1 else ''} compared only with hand-written code\n"
         )
+    if result.undecodable:
+        count = len(result.undecodable)
+        write(
+            f"{count} file{'s' if count != 1 else ''} partly undecodable"
+            " (bytes replaced by U+FFFD): "
+            + ", ".join(f"{display_path(p)} ({n})" for p, n in list(result.undecodable.items())[:5])
+            + (" ..." if count > 5 else "")
+            + "\n"
+        )
     if result.skipped:
         reasons = Counter(_reason_group(r) for _, r in result.skipped)
         count = len(result.skipped)
@@ -234,7 +253,7 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
             else [s for s in result.skipped if not s[1].startswith("not code")][:20]
         )
         for path, reason in shown:
-            write(f"  skipped {path}: {reason}\n")
+            write(f"  skipped {display_path(path)}: {reason}\n")
         if not args.show_skipped and len(result.skipped) > len(shown):
             write(f"  ... (--show-skipped lists all {len(result.skipped)})\n")
 
@@ -246,15 +265,17 @@ def _reason_group(reason: str) -> str:
 def _print_finding(number: int, finding: Finding, show_ngrams: bool, write: Any) -> None:
     rep = finding.locations[finding.representative]
     write(
-        f"[{number}] {finding.type} copies of {rep.path}:{rep.first_line}-{rep.last_line}"
-        f" ({rep.describe() or 'code'}), {finding.language}, {len(finding.locations)} locations,"
+        f"[{number}] {finding.type} copies of {display_path(rep.path)}:{rep.first_line}-{rep.last_line}"
+        f" ({display_path(rep.describe() or 'code')}), {finding.language}, {len(finding.locations)} locations,"
         f" lowest similarity {finding.score:.3f}, {finding.copied} copied tokens\n"
     )
-    write(f"  {rep.path}:{rep.first_line}-{rep.last_line}  {rep.describe()}  (representative)\n")
+    write(
+        f"  {display_path(rep.path)}:{rep.first_line}-{rep.last_line}  {display_path(rep.describe())}  (representative)\n"
+    )
     for pair in finding.pairs:
         loc = finding.locations[pair.b if pair.a == finding.representative else pair.a]
         write(
-            f"  {loc.path}:{loc.first_line}-{loc.last_line}  {loc.describe()}"
+            f"  {display_path(loc.path)}:{loc.first_line}-{loc.last_line}  {display_path(loc.describe())}"
             f"  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}"
             f"  copied {pair.copied} tokens\n"
         )

@@ -10,6 +10,8 @@ from typing import Any
 
 from crystal_lsp.errors import CrystalError
 
+log = logging.getLogger(__name__)
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
@@ -22,7 +24,13 @@ def add_parser(sub: Any) -> None:
         "  crystal-lsp serve --tcp 127.0.0.1:2087",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--tcp", metavar="HOST:PORT", help="listen for one client on this address")
+    p.add_argument(
+        "--tcp",
+        metavar="[HOST:]PORT",
+        help="listen for one client at a time on this address (host 127.0.0.1 unless given). "
+        "There is no authentication: anyone who can connect can use the server as you; keep it "
+        "on loopback",
+    )
     p.add_argument("--log-file", metavar="FILE", help="write the log to FILE instead of stderr")
     p.add_argument(
         "-v",
@@ -35,10 +43,13 @@ def add_parser(sub: Any) -> None:
 
 
 def _address(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise CrystalError(f"--tcp needs HOST:PORT, not {text!r}")
-    return host.strip("[]") or "127.0.0.1", int(port)
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise CrystalError(f"--tcp needs [HOST:]PORT with a port in 1-65535, not {text!r}")
+    host = host.strip("[]") or "127.0.0.1"
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        log.warning("serving on %s without authentication: anyone who can connect may use it", host)
+    return host, int(port)
 
 
 def _logging(args: argparse.Namespace) -> None:

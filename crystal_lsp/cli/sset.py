@@ -8,10 +8,13 @@ from collections import Counter
 from typing import Any
 
 from crystal_lsp.cli.common import (
+    JOBS,
     add_engine_options,
     add_format,
     add_progress,
+    check_output,
     emit_json,
+    int_in,
     progress_bar,
     progress_enabled,
     warn,
@@ -63,9 +66,14 @@ def add_parser(sub: Any) -> None:
     )
     b.add_argument("--split", help="for datasets: only items of this split (e.g. train)")
     b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
-    b.add_argument("--jobs", type=int, default=None, help="tokenizer processes (default: all CPUs)")
     b.add_argument(
-        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip files larger than this"
+        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
+    )
+    b.add_argument(
+        "--max-bytes",
+        type=int_in(0, 2**40),
+        default=DEFAULT_MAX_BYTES,
+        help="skip files larger than this",
     )
     add_engine_options(b, "reading, tokenizing and counting")
     b.add_argument(
@@ -282,8 +290,8 @@ def _report(sset: TriviallySharedSet, top: int, fmt: str, output: str | None) ->
             print(f"  {rank:>4}. {count:>9,}  {' '.join(gram)}")
 
 
-def plot_curve(sset: TriviallySharedSet, path: str) -> None:
-    """Save the rank-frequency curve (log-log) with k and the knee marked."""
+def _pyplot() -> Any:
+    """Matplotlib's pyplot on the Agg backend, or the error saying how to install it."""
     try:
         import matplotlib
 
@@ -291,6 +299,12 @@ def plot_curve(sset: TriviallySharedSet, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise CrystalError("--plot needs matplotlib: pip install 'crystal-lsp[plot]'") from None
+    return plt
+
+
+def plot_curve(sset: TriviallySharedSet, path: str) -> None:
+    """Save the rank-frequency curve (log-log) with k and the knee marked."""
+    plt = _pyplot()
     curve = list(sset.meta.get("curve", []))
     if not curve:
         raise CrystalError("this S file has no frequency curve to plot")
@@ -310,6 +324,10 @@ def plot_curve(sset: TriviallySharedSet, path: str) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    check_output(args.output, "--output")
+    check_output(args.plot, "--plot")
+    if args.plot:
+        _pyplot()  # say it is missing before the build, not after
     sset = build_from_paths(args, args.lang, args.k)
     sset.save(args.output)
     _report(sset, 10, args.format, args.output)
@@ -319,6 +337,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    check_output(args.plot, "--plot")
     sset = TriviallySharedSet.load(args.file)
     _report(sset, args.top, args.format, None)
     if args.plot:

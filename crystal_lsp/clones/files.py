@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 import pathspec
 
 from crystal_lsp.clones.git import Git, decode_path, git_available, git_root
+from crystal_lsp.clones.globs import compile_globs
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.errors import CrystalError
 
@@ -102,7 +103,7 @@ def _prunable(config: ScanConfig) -> pathspec.PathSpec | None:  # type: ignore[t
     patterns = config.all_excludes
     if not patterns or any(p.lstrip().startswith("!") for p in patterns):
         return None
-    return pathspec.PathSpec.from_lines("gitignore", patterns)
+    return config.exclude_spec
 
 
 def _walk(root: str, prune: pathspec.PathSpec | None = None) -> Iterable[str]:  # type: ignore[type-arg]
@@ -129,19 +130,15 @@ def _gitignore(root: str) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
         return None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return pathspec.PathSpec.from_lines("gitignore", fh)
+            return compile_globs(fh.read().splitlines(), path, skip_invalid=True)
     except OSError:
         return None
 
 
 def filter_paths(paths: list[str], config: ScanConfig) -> list[str]:
     """Apply the ``include`` and ``exclude``/``extend_exclude`` globs."""
-    include = pathspec.PathSpec.from_lines("gitignore", config.include) if config.include else None
-    exclude = (
-        pathspec.PathSpec.from_lines("gitignore", config.all_excludes)
-        if config.all_excludes
-        else None
-    )
+    include = config.include_spec
+    exclude = config.exclude_spec
     out = []
     for path in paths:
         if include is not None and not include.match_file(path):

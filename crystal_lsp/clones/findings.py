@@ -26,6 +26,18 @@ LineKey = tuple[str, int, int]
 EXACT, RENAMED, NEAR = "exact", "renamed", "near"
 
 
+# bidirectional overrides and isolates reorder what a terminal shows ("trojan source")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def display_path(path: str) -> str:
+    """A path (or other untrusted name) for one output line: undecodable bytes and control characters escaped."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in _BIDI for c in text):
+        text = '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
+    return text
+
+
 @dataclass(frozen=True)
 class Location:
     """One copy: a region of one file (a whole unit, or lines of one)."""
@@ -97,7 +109,7 @@ class Location:
 
     def label(self) -> str:
         """``path:line``."""
-        return f"{self.path}:{self.first_line}"
+        return f"{display_path(self.path)}:{self.first_line}"
 
     def describe(self) -> str:
         """``function foo``, ``lines 120-151 of function main``, ``file``, ``lines 3-40``."""

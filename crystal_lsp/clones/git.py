@@ -133,7 +133,8 @@ class Git:
         done = self._run(args, stdin)
         if check and done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            detail = lines[-1] if lines else f"exit status {done.returncode}"
+            fatal = [line for line in lines if line.startswith("fatal:")]
+            detail = (fatal or lines or [f"exit status {done.returncode}"])[-1]
             raise GitError(f"git failed: {_shown(args)}: {detail}")
         return done.stdout
 
@@ -195,9 +196,21 @@ def git_root(path: str) -> str | None:
     if not git_available():
         return None
     where = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    git = Git(where)
     try:
-        out = Git(where).run("rev-parse", "--show-toplevel")
-    except CrystalError:
+        out = git.run("rev-parse", "--show-toplevel")
+    except CrystalError as exc:
+        if "dubious ownership" in str(exc):
+            # a silent directory walk would ignore nested .gitignore files and --new-since
+            raise CrystalError(
+                f"git refuses the repository at {where} (dubious ownership: another user owns"
+                f" it); run as its owner or add it with `git config --global --add"
+                f" safe.directory <path>`"
+            ) from None
+        if git.run("rev-parse", "--is-bare-repository", check=False).strip() == b"true":
+            raise CrystalError(
+                f"{where} is a bare git repository: it has no files to scan"
+            ) from None
         return None
     top = decode_path(out).strip()
     return top or None

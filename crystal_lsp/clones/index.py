@@ -18,7 +18,6 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
@@ -27,6 +26,7 @@ from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, decode, encode
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
+from crystal_lsp.text import sources
 from crystal_lsp.text.entries import GENERATED, OK, Entry, Heavy, build_entry
 from crystal_lsp.text.fingerprints import content_sha
 from crystal_lsp.text.lexers import (
@@ -35,7 +35,7 @@ from crystal_lsp.text.lexers import (
     canonical_name,
     resolve_lexer,
 )
-from crystal_lsp.text.parallel import default_jobs
+from crystal_lsp.text.parallel import default_jobs, worker_pool
 from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
 
 log = logging.getLogger(__name__)
@@ -205,11 +205,10 @@ class RepoIndex:
                 data = overrides[rel]
                 snap.contents[rel] = (content_sha(data), data)
                 continue
-            absolute = os.path.join(self.root, rel)
             try:
-                st = os.stat(absolute)
-            except OSError as exc:
-                snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
+                st = sources.stat_regular(os.path.join(self.root, rel), self.root)
+            except SkippedFile as exc:
+                snap.skipped.append((rel, exc.reason))
                 continue
             known = manifest.get(rel)
             if not verify and trusted(known, st.st_size, st.st_mtime_ns):
@@ -231,10 +230,11 @@ class RepoIndex:
     ) -> None:
         """Read and hash one file into the snapshot, with its new manifest entry."""
         try:
-            with open(os.path.join(self.root, rel), "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            snap.skipped.append((rel, f"cannot read ({exc.strerror})"))
+            data = sources.read_bytes(
+                os.path.join(self.root, rel), self.config.max_file_bytes, self.root
+            )
+        except SkippedFile as exc:
+            snap.skipped.append((rel, exc.reason))
             return
         sha = content_sha(data)
         entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
@@ -351,7 +351,9 @@ class RepoIndex:
         for rel, sha, data in jobs:
             try:
                 if data is None:
-                    source = read_source(os.path.join(self.root, rel), self.config.max_file_bytes)
+                    source = read_source(
+                        os.path.join(self.root, rel), self.config.max_file_bytes, self.root
+                    )
                 else:
                     source = source_from_bytes(rel, data, self.config.max_file_bytes)
             except SkippedFile as exc:
@@ -389,7 +391,7 @@ class RepoIndex:
         elif workers <= 1:
             results = map(build_job, prepared)
         else:
-            pool = ProcessPoolExecutor(max_workers=workers)
+            pool = worker_pool(workers)
             results = pool.map(build_job, prepared, chunksize=8)
         try:
             for done, ((rel, *_), sha, (light, heavy)) in enumerate(
@@ -462,10 +464,11 @@ class RepoIndex:
                 log.warning("token cache of %s is malformed (%s); re-tokenizing", path, exc)
         if heavy is None:
             try:
-                with open(os.path.join(self.root, path), "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                raise CrystalError(f"{path}: cannot read ({exc.strerror})") from None
+                data = sources.read_bytes(
+                    os.path.join(self.root, path), self.config.max_file_bytes, self.root
+                )
+            except SkippedFile as exc:
+                raise CrystalError(f"{path}: {exc.reason}") from None
             if content_sha(data) != state.sha:
                 raise CrystalError(f"{path} changed while it was being indexed; run again")
             source = source_from_bytes(path, data, self.config.max_file_bytes)

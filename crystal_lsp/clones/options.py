@@ -115,6 +115,9 @@ SETTINGS: tuple[Setting, ...] = (
             server_only=True),
     Setting("debounce_ms", INT, 300, "wait after the last edit before checking, in ms", low=0,
             high=60_000, lsp="debounceMs", server_only=True),
+    Setting("references_outside_workspace", BOOL, False, "crystal/score may read reference "
+            "files outside the workspace folders", lsp="referencesOutsideWorkspace",
+            server_only=True),
 )  # fmt: skip
 SCAN_SETTINGS = {s.name: s for s in SETTINGS if not s.server_only}
 LSP_SETTINGS = {s.lsp: s for s in SETTINGS if s.lsp is not None}

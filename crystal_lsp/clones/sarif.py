@@ -7,6 +7,7 @@ commits. Columns follow SARIF: 1-based, ``endColumn`` one past the last characte
 
 from __future__ import annotations
 
+import os
 import pathlib
 from typing import Any
 from urllib.parse import quote
@@ -21,7 +22,7 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def _physical(loc: Location) -> dict[str, Any]:
     return {
-        "artifactLocation": {"uri": quote(loc.path), "uriBaseId": "SRCROOT"},
+        "artifactLocation": {"uri": quote(os.fsencode(loc.path)), "uriBaseId": "SRCROOT"},
         "region": {
             "startLine": loc.first_line,
             "startColumn": loc.first_col,

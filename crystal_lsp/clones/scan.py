@@ -54,6 +54,8 @@ class ScanResult:
     cached: bool = False
     filtered: dict[str, int] = field(default_factory=dict)
     """Candidate copies left out on purpose, by reason (see the README, *What is filtered*)."""
+    undecodable: dict[str, int] = field(default_factory=dict)
+    """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 
     def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
         """The documented JSON report (schema version 2)."""
@@ -81,7 +83,13 @@ class ScanResult:
             "findings": [f.to_json(with_ngrams) for f in self.findings],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "generated": list(self.generated),
+            "undecodable": [{"path": p, "replaced": n} for p, n in self.undecodable.items()],
         }
+
+
+def _undecodable(index: RepoIndex) -> dict[str, int]:
+    """Indexed files whose bytes did not all decode, with the count replaced by U+FFFD."""
+    return {p: s.entry.replaced for p, s in sorted(index.files.items()) if s.entry.replaced}
 
 
 def open_store(root: str) -> Store:
@@ -137,6 +145,7 @@ def run_scan(
             skipped=stats.skipped,
             generated=list(index.generated),
             timings=dict(stats.timings),
+            undecodable=_undecodable(index),
         )
         focus = focus_of(index, focus_lines) if focus_lines is not None else None
         if focus is None or focus:
@@ -236,6 +245,7 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
         scored=0,
         skipped=[(s["path"], s["reason"]) for s in doc["skipped"]],
         generated=list(doc.get("generated", [])),
+        undecodable={u["path"]: u["replaced"] for u in doc.get("undecodable", [])},
         ssets=dict(doc["ssets"]),
         cached=True,
         filtered=dict(summary.get("filtered", {})),

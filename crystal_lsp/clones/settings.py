@@ -14,8 +14,12 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
+import pathspec
+
+from crystal_lsp.clones.globs import compile_globs
 from crystal_lsp.clones.options import (
     DEFAULT_EXCLUDE,
     SCAN_SETTINGS,
@@ -80,6 +84,18 @@ class ScanConfig:
         except CrystalError as exc:
             raise CrystalError(f"languages: {exc}") from None
         object.__setattr__(self, "languages", canonical)
+        # malformed globs are errors now, not when the first file is matched
+        _ = self.include_spec, self.exclude_spec
+
+    @cached_property
+    def include_spec(self) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
+        """``include`` compiled once (``None``: every file)."""
+        return compile_globs(self.include, "include")
+
+    @cached_property
+    def exclude_spec(self) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
+        """``exclude`` and ``extend_exclude`` compiled once (``None``: nothing excluded)."""
+        return compile_globs(self.all_excludes, "exclude")
 
     @property
     def smoothing_spec(self) -> Smoothing:
@@ -151,7 +167,10 @@ def load_config(root: str, overrides: Mapping[str, Any] | None = None) -> ScanCo
                 doc = tomllib.load(fh)
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise CrystalError(f"{path}: cannot read ({exc})") from None
-        section = doc.get("tool", {}).get(SECTION, {})
+        tool = doc.get("tool", {})
+        if not isinstance(tool, dict):
+            raise CrystalError(f"{path}: [tool] must be a table, not {type(tool).__name__}")
+        section = tool.get(SECTION, {})
         if not isinstance(section, dict):
             raise CrystalError(f"{path}: [tool.{SECTION}] must be a table")
         values.update(coerce(section, f"{path} [tool.{SECTION}]"))

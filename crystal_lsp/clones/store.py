@@ -7,8 +7,11 @@ its real path). Nothing is ever written into the repository.
 Values are never pickled (a repository controls what gets indexed, and unpickling is code
 execution): each value is ``MAGIC + sha256(payload)[:16] + zlib(JSON payload)``, stored by
 diskcache as raw bytes. A value whose magic, checksum or JSON does not verify is treated as
-missing, deleted, and recomputed; a cache database that SQLite cannot open is moved aside and
-rebuilt. The cache is safe to share between processes (the CLI, the hook and the server).
+missing, deleted, and recomputed; a cache database that SQLite reports as damaged (corrupt, not a
+database) is moved aside and rebuilt. A cache that cannot be written (a full disk, a read-only
+folder, a lock held too long) is never deleted: the run goes on with what it can read, and a
+cache that cannot be opened at all is replaced by one in memory for this run, with a warning.
+The cache is safe to share between processes (the CLI, the hook and the server).
 """
 
 from __future__ import annotations
@@ -22,8 +25,6 @@ import sqlite3
 import time
 import zlib
 from typing import Any
-
-from crystal_lsp.errors import CrystalError
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,10 @@ def repo_cache_dir(root: str) -> str:
 
 def encode(value: Any) -> bytes:
     """JSON-serialise, compress and checksum a value."""
-    payload = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # surrogateescape: file names that are not UTF-8 (os.fsdecode's lone surrogates) round-trip
+    payload = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "surrogateescape"
+    )
     return MAGIC + hashlib.sha256(payload).digest()[:16] + zlib.compress(payload, 1)
 
 
@@ -65,7 +69,43 @@ def decode(blob: Any) -> Any:
         raise ValueError(f"corrupt cache value ({exc})") from None
     if hashlib.sha256(payload).digest()[:16] != blob[len(MAGIC) : _HEAD]:
         raise ValueError("cache value checksum mismatch")
-    return json.loads(payload.decode("utf-8"))
+    return json.loads(payload.decode("utf-8", "surrogateescape"))
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a database error means the file is damaged, not full, locked or read-only."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "")
+    if name:
+        return str(name).startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    return not isinstance(exc, sqlite3.OperationalError)
+
+
+class MemoryCache:
+    """The few ``diskcache.Cache`` calls a :class:`Store` makes, held in memory for one run."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, bytes] = {}
+
+    def get(self, key: str) -> bytes | None:
+        """The stored bytes, or ``None``."""
+        return self._data.get(key)
+
+    def set(self, key: str, value: bytes) -> None:
+        """Store bytes under a key."""
+        self._data[key] = value
+
+    def delete(self, key: str) -> None:
+        """Remove a key if present."""
+        self._data.pop(key, None)
+
+    def clear(self) -> None:
+        """Remove everything."""
+        self._data.clear()
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def _safe_disk() -> Any:
@@ -98,12 +138,14 @@ class Store:
     def __init__(self, directory: str) -> None:
         self.directory = directory
         self.corrupt_values = 0
+        self.write_failures = 0
+        self.in_memory = False
         self._rebuilt = False
         self._cache = self._open()
 
     def _database_failed(self, exc: Exception) -> None:
         """A damaged database (not just a bad value): start over with an empty one, once."""
-        if not isinstance(exc, sqlite3.DatabaseError) or self._rebuilt:
+        if not is_damage(exc) or self._rebuilt:
             return
         self._rebuilt = True
         log.warning("cache database at %s is damaged (%s); rebuilding it", self.directory, exc)
@@ -139,13 +181,24 @@ class Store:
             cache.get("__probe__")
             return cache
         except (sqlite3.DatabaseError, OSError) as exc:
-            if isinstance(exc, OSError) and not os.path.exists(self.directory):
-                raise CrystalError(
-                    f"cannot create the cache directory {self.directory} ({exc})"
-                ) from None
-            log.warning("cache at %s is unreadable (%s); rebuilding it", self.directory, exc)
-            self._rebuilt = True
-            return self._fresh(exc)
+            if is_damage(exc):
+                log.warning("cache at %s is damaged (%s); rebuilding it", self.directory, exc)
+                self._rebuilt = True
+                try:
+                    return self._fresh(exc)
+                except (sqlite3.DatabaseError, OSError) as again:
+                    exc = again
+            return self._in_memory(exc)
+
+    def _in_memory(self, exc: BaseException) -> Any:
+        """A cache that cannot be opened (read-only, full, missing folder): memory for this run."""
+        log.warning(
+            "cache at %s cannot be used (%s); working in memory, nothing will be kept",
+            self.directory,
+            exc,
+        )
+        self.in_memory = True
+        return MemoryCache()
 
     def get(self, key: str) -> Any:
         """The value stored under ``key``, or ``None`` if missing or corrupt (then deleted)."""
@@ -177,10 +230,23 @@ class Store:
                 self._cache.set(key, blob)
                 return
             except (sqlite3.DatabaseError, OSError) as exc:
-                if attempt or self._rebuilt or not isinstance(exc, sqlite3.DatabaseError):
-                    log.warning("cache write of %s failed (%s)", key, exc)
+                if attempt or self._rebuilt or not is_damage(exc):
+                    self._write_failed(key, exc)
                     return
                 self._database_failed(exc)
+
+    def _write_failed(self, key: str, exc: BaseException) -> None:
+        """A full disk or read-only cache: warn once, then keep answering without storing."""
+        self.write_failures += 1
+        if self.write_failures == 1:
+            log.warning(
+                "cannot write to the cache at %s (%s); results are still computed, "
+                "but this run's work will not be kept",
+                self.directory,
+                exc,
+            )
+        else:
+            log.debug("cache write of %s failed (%s)", key, exc)
 
     def delete(self, key: str) -> None:
         """Remove a key if present."""

@@ -25,7 +25,6 @@ import importlib
 import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack, contextmanager
 from functools import partial
 from typing import Any, Protocol, TypeVar
@@ -44,7 +43,7 @@ from crystal_lsp.distributed.topk import (
 )
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.ngrams import Ngram
-from crystal_lsp.text.parallel import default_jobs
+from crystal_lsp.text.parallel import default_jobs, worker_pool
 
 R = TypeVar("R")
 CountPart = Callable[..., PartCounts]  # count_part(part, buckets) -> PartCounts
@@ -106,7 +105,7 @@ class LocalEngine:
         if workers <= 1:
             yield from map(func, work)
             return
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = worker_pool(workers)
         try:
             yield from pool.map(func, work)
         finally:

@@ -100,10 +100,21 @@ class CrystalServer(LanguageServer):
             self._shutdown()
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP."""
+        """Serve one client over TCP (no authentication: bind it to loopback).
+
+        A second connection while one is served is closed at once; it must not take over the
+        first client's session.
+        """
         self._stop_event = threading.Event()
+        busy = False
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal busy
+            if busy:
+                log.warning("refusing a second connection: one client at a time")
+                writer.close()
+                return
+            busy = True
             self.protocol.set_writer(writer)  # type: ignore[arg-type]
             try:
                 await self._serve(StreamReaderAdapter(reader))

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from crystal_lsp.server.buffers import DocResult, DocumentSnapshot
 from crystal_lsp.server.diagnostics import Flag, diagnostics_of, flags_of
 from crystal_lsp.server.positions import TextIndex
+from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder, submit
 
 if TYPE_CHECKING:

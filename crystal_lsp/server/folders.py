@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pygls.uris import to_fs_path
-
+from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder
 
 if TYPE_CHECKING:

@@ -82,6 +82,9 @@ def _request_id(data: Any) -> int | str | None:
 class CrystalProtocol(LanguageServerProtocol):
     """pygls' protocol with JSON-RPC errors for every malformed request and LSP lines."""
 
+    shut_down = False
+    """Set once ``shutdown`` was received: later requests are answered with errors."""
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
         """The ``initialize`` of pygls, with a workspace that splits lines as the LSP does."""
@@ -158,7 +161,16 @@ class CrystalProtocol(LanguageServerProtocol):
             if getattr(message, "method", None) is not None and hasattr(message, "id"):
                 self.send_error(message.id, JsonRpcInvalidRequest("unsupported JSON-RPC version"))
             return
+        method = getattr(message, "method", None)
+        is_request = method is not None and getattr(message, "id", None) is not None
+        if self.shut_down and is_request:
+            # the LSP: requests after shutdown error with InvalidRequest (pygls drops them,
+            # and the client would wait forever)
+            self.send_error(message.id, JsonRpcInvalidRequest("the server is shutting down"))
+            return
         super().handle_message(message)
+        if is_request and method == types.SHUTDOWN:
+            self.shut_down = True
 
 
 async def serve(reader: Any, protocol: CrystalProtocol, stop: threading.Event) -> None:
@@ -206,8 +218,12 @@ class StreamReaderAdapter:
         self._reader = reader
 
     async def readline(self) -> bytes:
-        """One header line (empty at end of stream)."""
-        return await self._reader.readline()
+        """One header line (empty at end of stream); an oversized one is dropped, not fatal."""
+        try:
+            return await self._reader.readline()
+        except ValueError:  # asyncio's LimitOverrunError: a line over the reader's 64 KiB
+            log.warning("ignoring a header line over the size limit")
+            return b"X-Dropped: oversized\r\n"
 
     async def readexactly(self, n: int) -> bytes:
         """A body (empty at end of stream)."""

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import to_fs_path
 
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.positions import Codec, TextIndex
@@ -28,8 +27,9 @@ from crystal_lsp.server.scoring import (
     score_pieces,
     sset_for,
 )
+from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder, submit
-from crystal_lsp.text.sources import SkippedFile, read_source
+from crystal_lsp.text.sources import SkippedFile, contained, read_source
 
 if TYPE_CHECKING:
     from lsprotocol import types
@@ -86,9 +86,27 @@ def _spec_text(
     if path is None:
         raise ScoreError(f"{what}: {uri} is neither open nor a file")
     try:
-        return read_source(path).text, uri, ""
+        return read_source(path, within=_readable_root(ls, path, what)).text, uri, ""
     except SkippedFile as exc:
         raise ScoreError(f"{what}: {exc}") from None
+
+
+def _readable_root(ls: CrystalServer, path: str, what: str) -> str | None:
+    """The workspace folder a file may be read from (symlinks confined to it).
+
+    Outside every folder only with ``referencesOutsideWorkspace``: over ``--tcp`` anyone who can
+    connect could otherwise read any file this process can.
+    """
+    real = os.path.realpath(path)
+    for folder in ls.folders.by_uri.values():
+        if folder.root is not None and contained(real, folder.root):
+            return folder.root
+    if ls.configuration.settings.references_outside_workspace:
+        return None
+    raise ScoreError(
+        f"{what}: {path} is outside the workspace folders (open it in the editor, or set "
+        "crystalLsp.referencesOutsideWorkspace)"
+    )
 
 
 def _spec_range(spec: Mapping[str, Any]) -> types.Range | None:

@@ -41,6 +41,8 @@ class Settings:
     """``range``: diagnostics underline a copy's whole aligned range; ``firstLine``: its first
     line only."""
     debounce_ms: int = DEFAULTS["debounceMs"]
+    references_outside_workspace: bool = DEFAULTS["referencesOutsideWorkspace"]
+    """Whether ``crystal/score`` may read reference files outside the workspace folders."""
     scan: Mapping[str, Any] = field(default_factory=dict)
     """``ScanConfig`` overrides from the keys set to non-default values."""
 
@@ -101,6 +103,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
         severity=values["severity"],
         underline=values["underline"],
         debounce_ms=values["debounceMs"],
+        references_outside_workspace=values["referencesOutsideWorkspace"],
         scan=scan,
     )
     return settings, problems

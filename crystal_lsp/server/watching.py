@@ -11,8 +11,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 
+from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import submit
 
 if TYPE_CHECKING:

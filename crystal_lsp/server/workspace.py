@@ -155,7 +155,7 @@ class Folder:
         for buffer in self.buffers.values():
             if buffer.path == path:
                 return buffer.uri
-        from pygls.uris import from_fs_path
+        from crystal_lsp.server.uris import from_fs_path
 
         fs_path = self.fs_path_of(path)
         return from_fs_path(fs_path) if fs_path else None
@@ -417,7 +417,7 @@ class Folder:
             self._texts.move_to_end(key)
             return str(cached)
         try:
-            text = read_source(fs_path, self.config.max_file_bytes).text
+            text = read_source(fs_path, self.config.max_file_bytes, self.root).text
         except SkippedFile:
             return None
         self._texts[key] = text

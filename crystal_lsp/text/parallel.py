@@ -8,6 +8,8 @@ and token type names) and token types are mapped back to Pygments' singletons in
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
@@ -19,6 +21,31 @@ from crystal_lsp.text.tokens import Tokens, lex
 Job = tuple[str, str, str | None]  # (name, source, language or None)
 Raw = tuple[list[str], list[int], list[str], str]
 _MIN_PER_PROCESS = 64
+_ORPHAN_POLL_S = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Poll the parent; end this worker when it is gone (a ``kill -9`` runs no clean-up)."""
+    while True:
+        time.sleep(_ORPHAN_POLL_S)
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # alive, owned by someone else after a pid reuse: keep going
+            pass
+
+
+def orphan_guard(parent: int) -> None:
+    """Worker initializer: a daemon thread ends the worker once ``parent`` has died."""
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool whose workers end with this process, however it ends."""
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=orphan_guard, initargs=(os.getpid(),)
+    )
 
 
 def default_jobs() -> int:
@@ -74,7 +101,7 @@ def tokenize_many(
         return out
     chunks = [list(jobs[i : i + chunk_size]) for i in range(0, len(jobs), chunk_size)]
     results: list[Tokens] = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         for raws in pool.map(_tokenize_chunk, chunks, [keep_comments] * len(chunks)):
             results.extend(_from_raw(raw) for raw in raws)
             if progress is not None:

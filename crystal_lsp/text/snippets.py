@@ -10,7 +10,9 @@ and works on any token stream, complete or broken:
   ``impl``, ...) makes a class, a function keyword (``function``, ``fn``, ``func``, ...) or a
   parameter list right before the brace makes a function, a control keyword (``if``, ``for``,
   ...) a control block, an opening ``=``/``return``/``(`` a data literal. An unclosed brace is
-  closed at the end of the file.
+  closed at the end of the file. A block nested inside more than ``MAX_NESTING`` others is part
+  of its enclosing units, not a unit of its own: every unit then holds at most that many others
+  around any token, and a file of thousands of unclosed braces costs linear time, not quadratic.
 * **indentation languages** (Python and the ``end``-terminated ones: Ruby, Lua, ...): a logical
   line (outside brackets) starting with a definition keyword opens a unit that extends over the
   following logical lines indented deeper, plus a closing ``end`` line at the same indentation.
@@ -44,7 +46,9 @@ FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
     "data",
 )
 CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS})
+_TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA})
 MAX_RUN_LINES = 60
+MAX_NESTING = 32
 _OPEN, _CLOSE = "([{", ")]}"
 
 
@@ -117,11 +121,7 @@ def extract(
         units = _indented_units(texts, cats, lines, source)
     else:
         units = _brace_units(texts, cats, lines)
-    covered = [False] * len(texts)
-    for start, end, kind, _name, depth in units:
-        if depth == 0 and kind in (FUNCTION, CLASS, BLOCK, DATA):
-            for i in range(start, end):
-                covered[i] = True
+    covered = _covered(len(texts), units)
     units.extend(_statement_runs(texts, cats, lines, covered))
     out = []
     for start, end, kind, name, depth in units:
@@ -135,12 +135,25 @@ def extract(
 Unit = tuple[int, int, str, str, int]
 
 
+def _covered(size: int, units: list[Unit]) -> list[bool]:
+    """Which tokens top-level units cover (each token marked once, however units nest)."""
+    covered = [False] * size
+    reach = 0
+    spans = sorted((s, e) for s, e, kind, _, depth in units if depth == 0 and kind in _TOP)
+    for start, end in spans:
+        for i in range(max(start, reach), end):
+            covered[i] = True
+        reach = max(reach, end)
+    return covered
+
+
 def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[Unit]:
     units: list[Unit] = []
     # Per brace level: index of the last statement boundary, and the paren depth inside it.
     boundary = [-1]
     parens = [0]
     stack: list[tuple[int, int, str, str]] = []  # (header start, open index, kind, name)
+    containers = [0]  # functions and classes on the stack, up to each level
     # Languages that end statements at line breaks (Go, Kotlin, Swift, Scala, JavaScript
     # without semicolons) get a boundary at every line start outside brackets.
     semicolons = sum(1 for t, c in zip(texts, cats) if t == ";" and c in "PO")
@@ -161,6 +174,7 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             header_start = boundary[-1] + 1
             kind, name = _classify_header(texts, cats, header_start, i)
             stack.append((header_start, i, kind, name))
+            containers.append(containers[-1] + (kind in (FUNCTION, CLASS)))
             boundary.append(i)
             parens.append(0)
         elif text == "}":
@@ -168,11 +182,12 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
                 boundary[-1] = i
                 continue
             header_start, _, kind, name = stack.pop()
+            containers.pop()
             boundary.pop()
             parens.pop()
             boundary[-1] = i
-            depth = sum(1 for _, _, k, _ in stack if k in (FUNCTION, CLASS))
-            units.append((header_start, i + 1, kind, name, depth))
+            if len(stack) < MAX_NESTING:
+                units.append((header_start, i + 1, kind, name, containers[-1]))
         elif text in ("(", "["):
             parens[-1] += 1
         elif text in (")", "]"):
@@ -181,8 +196,9 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             boundary[-1] = i
     while stack:  # unclosed braces: the unit runs to the end of the file
         header_start, _, kind, name = stack.pop()
-        depth = sum(1 for _, _, k, _ in stack if k in (FUNCTION, CLASS))
-        units.append((header_start, len(texts), kind, name, depth))
+        containers.pop()
+        if len(stack) < MAX_NESTING:
+            units.append((header_start, len(texts), kind, name, containers[-1]))
     return [u for u in units if u[2] in (FUNCTION, CLASS) or (u[4] == 0 and u[2] in (BLOCK, DATA))]
 
 

@@ -9,13 +9,19 @@ Decoding policy (the same everywhere: CLI, index, hook, server):
 
 A file is *binary* when its first 8 KiB contain a NUL byte (git's heuristic) and no UTF-16/32
 byte-order mark; binary files and files above the size limit are refused with a clear error.
+
+Only regular files are read (devices, named pipes and sockets are refused without blocking), the
+size limit is checked on the bytes actually read, and a symlink is followed only when it stays
+inside the folder it was found in (:func:`read_bytes` with ``within``).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import stat
 from dataclasses import dataclass
+from typing import Any
 
 from crystal_lsp.errors import CrystalError
 
@@ -75,15 +81,62 @@ def decode(data: bytes) -> tuple[str, str, int]:
         )
 
 
-def read_source(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Source:
-    """Read and decode a source file, refusing binary and oversized files with ``SkippedFile``."""
-    name = os.fspath(path)
+def contained(path: str, within: str) -> bool:
+    """Whether ``path``, its symlinks resolved, lies inside the folder ``within`` (resolved too)."""
+    real = os.path.realpath(path)
+    base = os.path.realpath(within)
     try:
-        size = os.path.getsize(name)
-        if max_bytes and size > max_bytes:
-            raise SkippedFile(name, f"too large ({size:,} bytes > limit {max_bytes:,})")
-        with open(name, "rb") as fh:
-            data = fh.read()
+        return os.path.commonpath([real, base]) == base
+    except ValueError:
+        return False
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_regular(name: str, mode: int) -> None:
+    """Refuse anything but a regular file with ``SkippedFile`` naming what it is."""
+    if stat.S_ISDIR(mode):
+        raise SkippedFile(name, "is a directory")
+    if not stat.S_ISREG(mode):
+        reason = _kind(mode)
+        raise SkippedFile(
+            name, reason if reason.startswith("not") else f"not a regular file ({reason})"
+        )
+
+
+def stat_regular(path: str, within: str | None = None) -> os.stat_result:
+    """``os.stat`` of a regular file (symlinks confined to ``within``), else ``SkippedFile``."""
+    if within is not None and os.path.islink(path) and not contained(path, within):
+        raise SkippedFile(path, "symlink to a file outside the folder")
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise SkippedFile(path, f"cannot read ({exc.strerror or exc})") from None
+    check_regular(path, info.st_mode)
+    return info
+
+
+def read_bytes(
+    path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, within: str | None = None
+) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` of them, else ``SkippedFile``.
+
+    ``within`` confines symlinks: a path that resolves outside that folder is refused unread.
+    """
+    name = os.fspath(path)
+    if within is not None and os.path.islink(name) and not contained(name, within):
+        raise SkippedFile(name, "symlink to a file outside the folder")
+    try:
+        # O_NONBLOCK: opening a named pipe must not wait for a writer
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except IsADirectoryError:
         raise SkippedFile(name, "is a directory") from None
     except FileNotFoundError:
@@ -92,7 +145,44 @@ def read_source(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES
         raise SkippedFile(name, "permission denied") from None
     except OSError as exc:
         raise SkippedFile(name, f"cannot read ({exc.strerror or exc})") from None
-    return source_from_bytes(name, data, max_bytes)
+    try:
+        info = os.fstat(fd)
+        check_regular(name, info.st_mode)
+        if max_bytes and info.st_size > max_bytes:
+            raise SkippedFile(name, f"too large ({info.st_size:,} bytes > limit {max_bytes:,})")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        try:
+            data = _read_all(fh, max_bytes + 1 if max_bytes else -1)
+        except OSError as exc:
+            raise SkippedFile(name, f"cannot read ({exc.strerror or exc})") from None
+    if max_bytes and len(data) > max_bytes:
+        # it grew while being read: the limit holds for what was read, not what stat said
+        raise SkippedFile(name, f"too large (over the limit of {max_bytes:,} bytes)")
+    return data
+
+
+def _read_all(fh: Any, limit: int) -> bytes:
+    """Read to the end, or ``limit`` bytes (``-1``: no limit)."""
+    chunks = []
+    size = 0
+    while limit < 0 or size < limit:
+        chunk = fh.read(1 << 20 if limit < 0 else min(1 << 20, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def read_source(
+    path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, within: str | None = None
+) -> Source:
+    """Read and decode a source file, refusing what :func:`read_bytes` refuses and binary files."""
+    name = os.fspath(path)
+    return source_from_bytes(name, read_bytes(name, max_bytes, within), max_bytes)
 
 
 def source_from_bytes(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Source:

@@ -33,6 +33,7 @@ test('VS Code configuration object maps to the server keys only', () => {
         exclude: ['**/gen/**'],
         debounceMs: 0,
         maxFileBytes: 1000,
+        referencesOutsideWorkspace: true,
         interpreter: ['/x/python'],
         installIfMissing: 'never',
         trace: { server: 'verbose' },
@@ -51,6 +52,7 @@ test('VS Code configuration object maps to the server keys only', () => {
         exclude: ['**/gen/**'],
         debounceMs: 0,
         maxFileBytes: 1000,
+        referencesOutsideWorkspace: true,
     });
     assert.ok(!('interpreter' in m.settings));
     assert.ok(!('trace' in m.settings));

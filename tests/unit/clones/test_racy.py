@@ -6,7 +6,6 @@ not serve the content it hashed before. Regression tests of a report: such a cha
 
 from __future__ import annotations
 
-import builtins
 import os
 import pathlib
 import time
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, renamed, write_tree
 
-import crystal_lsp.clones.index as index_module
+import crystal_lsp.text.sources as sources_module
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store
@@ -39,14 +38,15 @@ def store(tmp_path: pathlib.Path) -> Iterator[Store]:
 
 @pytest.fixture
 def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Names of the files the index module opens (a module global shadows the builtin)."""
+    """Names of the files the index reads (every read goes through ``sources.read_bytes``)."""
     names: list[str] = []
+    real = sources_module.read_bytes
 
     def counting(file: Any, *args: Any, **kwargs: Any) -> Any:
         names.append(os.path.basename(str(file)))
-        return builtins.open(file, *args, **kwargs)
+        return real(file, *args, **kwargs)
 
-    monkeypatch.setattr(index_module, "open", counting, raising=False)
+    monkeypatch.setattr(sources_module, "read_bytes", counting)
     return names
 
 

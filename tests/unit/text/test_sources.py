@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,10 +115,14 @@ def test_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     path = tmp_path / "secret.py"
     path.write_text("x = 1\n")
 
-    def deny(*args: object, **kwargs: object) -> None:
-        raise PermissionError(13, "Permission denied", str(path))
+    real_open = os.open
 
-    monkeypatch.setattr("crystal_lsp.text.sources.open", deny, raising=False)
+    def deny(name: str, *args: Any, **kwargs: Any) -> int:
+        if name == str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", deny)
     with pytest.raises(SkippedFile) as info:
         read_source(path)
     assert info.value.reason == "permission denied"
@@ -138,11 +143,15 @@ def test_permission_denied_for_real(tmp_path: Path) -> None:
 
 
 def test_other_os_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise OSError(5, "Input/output error")
-
-    monkeypatch.setattr("crystal_lsp.text.sources.open", broken, raising=False)
     path = tmp_path / "a.py"
     path.write_text("x")
+    real_open = os.open
+
+    def broken(name: str, *args: Any, **kwargs: Any) -> int:
+        if name == str(path):
+            raise OSError(5, "Input/output error")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", broken)
     with pytest.raises(SkippedFile, match="cannot read \\(Input/output error\\)"):
         read_source(path)

@@ -28,6 +28,7 @@ export interface ServerSettings {
     exclude: string[];
     debounceMs: number;
     maxFileBytes: number;
+    referencesOutsideWorkspace: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
@@ -42,6 +43,7 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     exclude: [],
     debounceMs: 300,
     maxFileBytes: 2_000_000,
+    referencesOutsideWorkspace: false,
 });
 
 /** A numeric setting's range, in the words of `package.json` (JSON schema). */
@@ -177,6 +179,7 @@ export function toServerSettings(raw: unknown): Mapped {
             exclude: strings('exclude'),
             debounceMs: int('debounceMs', d.debounceMs),
             maxFileBytes: int('maxFileBytes', d.maxFileBytes),
+            referencesOutsideWorkspace: bool('referencesOutsideWorkspace', d.referencesOutsideWorkspace),
         },
         problems,
     };
