@@ -63,7 +63,9 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
 async def _ready(ws: Workspace, ctx: Context[Any, Any]) -> None:
     """Wait for the index, reporting the build's progress to this call's progress token."""
     built = asyncio.wrap_future(ws.start())
+    waited = False
     while not built.done():
+        waited = True
         status = ws.status
         await ctx.report_progress(status.done, status.total, f"indexing: {status.phase}")
         await asyncio.wait({built}, timeout=PROGRESS_SECONDS)
@@ -71,6 +73,8 @@ async def _ready(ws: Workspace, ctx: Context[Any, Any]) -> None:
         built.result()
     except Exception as exc:
         raise ToolError(f"indexing {ws.root} failed: {exc}") from None
+    if waited:
+        await ctx.report_progress(1, 1, f"indexing: ready ({ws.status.files} files)")
 
 
 async def _on_worker(ws: Workspace, ctx: Context[Any, Any], fn: Callable[..., T], *args: Any) -> T:

@@ -148,7 +148,7 @@ class Workspace:
                 raise ToolInputError(str(exc)) from None
         name = canonical_name(resolve_lexer(None, path, code, guess=True))
         if name == GENERIC:
-            raise ToolInputError("cannot tell the language of the code: pass language")
+            raise ToolInputError("cannot tell the language of the code: pass language or path")
         return name
 
     def confine(self, path: str) -> str:
@@ -219,7 +219,7 @@ class Workspace:
             s.entry.language == language and s.entry.status == OK and not s.override
             for s in self.index.files.values()
         ):
-            return self.index.sets(language).raw, "repository"
+            return self.index.sets(language).raw, "index"
         bundled = builtin_sset(language)
         if bundled is not None:
             return bundled, "built-in"
