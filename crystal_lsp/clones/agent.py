@@ -45,14 +45,35 @@ def agent_lines(findings: Sequence[Finding]) -> list[str]:
     return lines
 
 
-def agent_summary(findings: Sequence[Finding], files: int, threshold: float) -> str:
-    """The one summary line."""
+def agent_summary(
+    findings: Sequence[Finding],
+    files: int,
+    threshold: float,
+    *,
+    skipped: int = 0,
+    filtered: int = 0,
+    baselined: int = 0,
+) -> str:
+    """The one summary line (what was left out is counted too)."""
     copies = sum(len(f.pairs) for f in findings)
     classes = len(findings)
     if not classes:
-        return f"crystal: no copies in {files} files (threshold {threshold:g})"
-    return (
-        f"crystal: {copies} {'copy' if copies == 1 else 'copies'} in {classes} clone "
-        f"{'class' if classes == 1 else 'classes'} across {files} files (threshold {threshold:g});"
-        " reuse the original on the left of each ~"
-    )
+        head = f"crystal: no copies in {files} files (threshold {threshold:g})"
+    else:
+        head = (
+            f"crystal: {copies} {'copy' if copies == 1 else 'copies'} in {classes} clone "
+            f"{'class' if classes == 1 else 'classes'} across {files} files "
+            f"(threshold {threshold:g})"
+        )
+    notes = [
+        f"{count} {one if count == 1 else many}"
+        for count, one, many in (
+            (skipped, "file not indexed", "files not indexed"),
+            (filtered, "candidate filtered on purpose", "candidates filtered on purpose"),
+            (baselined, "baselined", "baselined"),
+        )
+        if count
+    ]
+    if notes:
+        head += "; " + ", ".join(notes)
+    return head + ("; reuse the original on the left of each ~" if classes else "")
