@@ -175,10 +175,7 @@ def _file_clones_tool(server: MCPServer[Any], ws: Workspace) -> None:
     ) -> Annotated[CallToolResult, FileClonesResult]:
         """The clone classes that have a copy in one file of the repository."""
         rel = ws.confine(path)
-        scanned = await _on_worker(ws, ctx, ws.scan, None)
-        if rel not in ws.index.files:
-            raise ToolError(f"{rel}: not an indexed file of the repository")
-        touching = [f for f in scanned.findings if any(loc.path == rel for loc in f.locations)]
+        touching = await _on_worker(ws, ctx, ws.file_findings, rel)
         shown = touching[:top]
         result = FileClonesResult(
             path=rel,

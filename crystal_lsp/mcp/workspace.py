@@ -90,7 +90,8 @@ class Workspace:
         self.config: ScanConfig = load_config(self.root)
         self.store = Store(repo_cache_dir(self.root))
         self.index = RepoIndex(self.root, self.config, self.store, jobs=jobs)
-        self.finder = CloneFinder(self.index, memoize_retrieval=True)
+        self._only: str | None = None
+        self.finder = CloneFinder(self.index, memoize_retrieval=True, pair_filter=self._compared)
         self.paths: list[str] = []
         self.status = Status()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crystal-mcp")
@@ -114,6 +115,10 @@ class Workspace:
             self.store.close()
         except Exception:  # pragma: no cover - closing is best effort
             log.debug("closing the cache failed", exc_info=True)
+
+    def _compared(self, a: str, b: str) -> bool:
+        """While a snippet is checked, only its pairs are aligned (see :meth:`check`)."""
+        return self._only is None or self._only in (a, b)
 
     # ------------------------------------------------------------------ building
     def _progress(self, phase: str, done: int, total: int) -> None:
@@ -175,10 +180,15 @@ class Workspace:
             return outcome
         sha = content_sha(code.encode("utf-8", "surrogatepass"))
         self.index.files[SNIPPET_KEY] = FileState(SNIPPET_KEY, sha, entry, True)
+        # The snippet can move a seed across the max-df cut, which would have every file holding
+        # that seed aligned afresh against all others; only the snippet's own pairs matter here
+        # (the other pairs come from the last full scan), so only they are aligned.
+        self._only = SNIPPET_KEY
         try:
             found = self.finder.find({SNIPPET_KEY: None}).get(language)
             outcome.ignore = self.index.sets(language).raw.as_frozenset()
         finally:
+            self._only = None
             self.index.files.pop(SNIPPET_KEY, None)
         for finding in found.findings if found is not None else []:
             outcome.matches.append(SnippetMatch(finding, entry, language))
@@ -212,6 +222,13 @@ class Workspace:
             index=self.index,
             finder=self.finder,
         )
+
+    def file_findings(self, path: str) -> list[Finding]:
+        """The findings of a scan with a copy in one indexed file (worker thread)."""
+        scanned = self.scan()
+        if path not in self.index.files:
+            raise ToolInputError(f"{path}: not an indexed file of the repository")
+        return [f for f in scanned.findings if any(loc.path == path for loc in f.locations)]
 
     def sset(self, language: str) -> tuple[TriviallySharedSet, str]:
         """The raw-view S set of a language and where it comes from (worker thread)."""
