@@ -115,3 +115,61 @@ def test_s_sets_come_from_the_index_or_the_bundled_sets(workspace: Workspace) ->
     assert source == "built-in"
     empty, source = workspace.submit(workspace.sset, "fortran").result()
     assert source == "none" and len(empty) == 0
+
+
+@pytest.mark.parametrize("max_df", [3, 50])
+def test_a_checked_snippet_finds_what_a_fresh_scan_with_it_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, max_df: int
+) -> None:
+    """Differential: the snippet's copies equal those of a fresh scan of the tree with the snippet
+    written as a file, also when it moves seeds across max-df (3: four copies make boilerplate)."""
+    from scan_samples import ORIGINAL as SAMPLE
+    from scan_samples import UNRELATED as OTHERS
+    from scan_samples import module, near_copy, write_tree
+
+    from crystal_lsp.clones.files import list_files
+    from crystal_lsp.clones.scan import run_scan
+    from crystal_lsp.clones.settings import ScanConfig
+    from crystal_lsp.clones.store import Store
+
+    monkeypatch.setenv("CRYSTAL_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    files = {
+        "a.py": module(SAMPLE, OTHERS[0]),
+        "b.py": module(OTHERS[1], near_copy()),
+        "c.py": module(near_copy(), OTHERS[2]),
+        **{f"pkg/m{i}.py": f"X_{i} = {i}\n" for i in range(12)},
+    }
+    root = write_tree(tmp_path / "repo", files)
+    (root / "pyproject.toml").write_text(f"[tool.crystal-lsp]\nmax-df = {max_df}\n")
+    snippet = module(OTHERS[0].replace("parse_settings", "load_all"), near_copy())
+    ws = Workspace(str(root), jobs=1)
+    try:
+        ws.start().result(timeout=120)
+        outcome = ws.submit(ws.check, snippet, "python", None).result()
+    finally:
+        ws.close()
+    # the other copies in the clone classes that hold the snippet (pairs join each member with
+    # a class's representative, which may differ when the classes are made afresh)
+    got = sorted(
+        {
+            (loc.path, loc.first_line, loc.last_line)
+            for match in outcome.matches
+            for loc in match.finding.locations
+            if loc.path != SNIPPET_KEY
+        }
+    )
+    assert {d.original.path for d in duplicates(outcome, None)} <= {p for p, _, _ in got}
+    write_tree(root, {"new.py": snippet})
+    config = ScanConfig(max_df=max_df)
+    with Store(str(tmp_path / "fresh")) as store:
+        fresh = run_scan(str(root), list_files(str(root), config), config, store=store, jobs=1)
+    want = sorted(
+        {
+            (loc.path, loc.first_line, loc.last_line)
+            for f in fresh.findings
+            if any(loc.path == "new.py" for loc in f.locations)
+            for loc in f.locations
+            if loc.path != "new.py"
+        }
+    )
+    assert got == want and want
