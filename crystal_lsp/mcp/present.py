@@ -94,7 +94,8 @@ def advice(found: Sequence[Duplicate], outcome: CheckOutcome, files: int) -> str
             f"({outcome.tokens} tokens); no duplicate check was made."
         )
     if not found:
-        return f"No copy of this code in the repository ({files} files indexed): it is new code."
+        indexed = f"{files} file{'' if files == 1 else 's'} indexed"
+        return f"No copy of this code in the repository ({indexed}): it is new code."
     best = found[0]
     orig = best.original
     what = "the whole file" if orig.what == "file" else orig.what
