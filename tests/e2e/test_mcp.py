@@ -335,3 +335,22 @@ def test_a_missing_root_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "not a directory" in proc.stderr
+
+
+async def test_scan_new_since_in_a_git_repository(tmp_path: Path, cache: Path) -> None:
+    root = _repo(tmp_path, {"a.py": DUP_A, "c.py": UNRELATED})
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    (root / "b.py").write_text(DUP_B, encoding="utf-8")  # untracked: new since HEAD
+    async with session(root, cache) as (client, _):
+        since = await call(client, "scan", {"new_since": "HEAD"})
+        assert not since.is_error, text_of(since)
+        got = since.structured_content
+        assert got is not None and got["new_since"] == "HEAD"
+        assert [{m["place"]["path"] for m in c["members"]} for c in got["top"]] == [
+            {"a.py", "b.py"}
+        ]
+        bad = await call(client, "scan", {"new_since": "no-such-revision"})
+        assert bad.is_error and "git" in text_of(bad).lower()
