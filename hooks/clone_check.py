@@ -279,6 +279,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="progress bars on stderr (default: when stderr is a terminal)",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "agent"),
+        default="text",
+        help="agent: one line per copy (original ~ new copy) and the summary, all on stdout",
+    )
     p.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     return p
 
@@ -305,10 +311,16 @@ def run(args: argparse.Namespace) -> int:
         outcome = check_clones(root, git_dir, config, request, progress)
     finally:
         progress.close()
+    agent = args.format == "agent"
     for addition in outcome.additions:
-        sys.stdout.write(addition.line() + "\n")
+        sys.stdout.write((addition.agent_line() if agent else addition.line()) + "\n")
+    if agent:
+        # an agent reads stdout only: the summary goes there too, with what to do
+        advice = "; reuse the original on the left of each ~" if outcome.additions else ""
+        sys.stdout.write(summary(outcome, config) + advice + "\n")
     sys.stdout.flush()
-    note(summary(outcome, config))
+    if not agent:
+        note(summary(outcome, config))
     for path, reason in outcome.skipped:
         note(f"{PROG}: not checked {display_path(path)}: {reason}")
     if outcome.additions and not args.warn_only:

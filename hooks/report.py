@@ -52,6 +52,15 @@ class Addition:
             text += f"; also {'added ' if self.new else ''}at {shown}{more}"
         return text
 
+    def agent_line(self) -> str:
+        """``original:a-b ~ copy:c-d similarity 0.87 (what the original is)``, for agents."""
+        other, copy = self.other, self.location
+        return (
+            f"{display_path(other.path)}:{other.first_line}-{other.last_line} ~ "
+            f"{display_path(copy.path)}:{copy.first_line}-{copy.last_line} "
+            f"similarity {self.similarity:.2f} ({other.describe() or 'code'})"
+        )
+
 
 @dataclass
 class Outcome:

@@ -25,7 +25,7 @@ def _core() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every subcommand."""
-    from crystal_lsp.cli import disting, scan, score, serve, sset
+    from crystal_lsp.cli import disting, mcp, scan, score, serve, sset
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     sset.add_parser(sub)
     disting.add_parser(sub)
     serve.add_parser(sub)
+    mcp.add_parser(sub)
     return parser
 
 

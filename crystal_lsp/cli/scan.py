@@ -44,7 +44,10 @@ def add_parser(sub: Any) -> None:
         help="scan the small example project shipped with crystal-lsp",
     )
     p.add_argument(
-        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+        "--format",
+        choices=("text", "json", "sarif", "agent"),
+        default="text",
+        help="output format (agent: one plain line per copy and a summary, for coding agents)",
     )
     add_scan_options(p)
     p.add_argument(
@@ -157,6 +160,8 @@ def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> Non
             _write_json(doc, out)
         elif args.format == "sarif":
             _write_json(to_sarif(result), out)
+        elif args.format == "agent":
+            _print_agent(result, baselined, out)
         else:
             _print_text(result, args, baselined, out)
     finally:
@@ -256,6 +261,21 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
             write(f"  skipped {display_path(path)}: {reason}\n")
         if not args.show_skipped and len(result.skipped) > len(shown):
             write(f"  ... (--show-skipped lists all {len(result.skipped)})\n")
+
+
+def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
+    """``--format agent``: one line per copy, then one summary line (no colour codes)."""
+    from crystal_lsp.clones.agent import agent_lines, agent_summary
+
+    summary = agent_summary(
+        result.findings,
+        result.files,
+        result.config.threshold,
+        skipped=len(result.skipped),
+        filtered=sum(result.filtered.values()),
+        baselined=baselined,
+    )
+    out.write("".join(line + "\n" for line in [*agent_lines(result.findings), summary]))
 
 
 def _reason_group(reason: str) -> str:

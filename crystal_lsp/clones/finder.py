@@ -41,7 +41,7 @@ from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.languagesets import LanguageSets
 from crystal_lsp.clones.retrieval import MemoizedPostings, Postings
 from crystal_lsp.clones.reuse import Memo
-from crystal_lsp.clones.seeds import FileSeeds, SeedTable
+from crystal_lsp.clones.seeds import Bools, FileSeeds, SeedTable
 from crystal_lsp.clones.similarity import Item, Similarity, trivial_shingles
 from crystal_lsp.clones.workset import Copies, Workset, find_copies
 from crystal_lsp.text.entries import GENERATED, OK, SnippetMeta
@@ -115,6 +115,9 @@ class _LanguageState:
     postings: Postings | MemoizedPostings | None = None
     refs: list[Ref] = field(default_factory=list)
     metas: list[SnippetMeta] = field(default_factory=list)
+    noise: dict[int, Bools] = field(default_factory=dict)
+    """Noise masks of the files on disk by id (see :meth:`Workset.noise`), kept across searches."""
+    noise_raw: dict[int, Bools] = field(default_factory=dict)
 
 
 class CloneFinder:

@@ -129,18 +129,21 @@ class Workset:
 
         Data tables are noise unless the settings ask for them (``report_data``).
         """
-        if i not in self._noise:
+        # the masks of files on disk are kept by the language state, across searches
+        cache = self.state.noise if i < len(self.state.paths) else self._noise
+        if i not in cache:
             entry = self.finder.index.files[self.paths[i]].entry
-            self._noise[i] = noise_mask(entry, raw=self.noise_raw(i))
-        return self._noise[i]
+            cache[i] = noise_mask(entry, raw=self.noise_raw(i))
+        return cache[i]
 
     def noise_raw(self, i: int) -> Bools:
         """Per raw token of file ``i``: inside noise (as :meth:`noise`)."""
-        if i not in self._noise_raw:
+        cache = self.state.noise_raw if i < len(self.state.paths) else self._noise_raw
+        if i not in cache:
             ignore = (DATA,) if self.finder.config.report_data else ()
             entry = self.finder.index.files[self.paths[i]].entry
-            self._noise_raw[i] = raw_noise_mask(entry, ignore)
-        return self._noise_raw[i]
+            cache[i] = raw_noise_mask(entry, ignore)
+        return cache[i]
 
     def suppressed(self, i: int, region: Region) -> bool:
         """Whether a region lies mostly in a unit marked ``crystal: ignore`` (or its file is)."""
@@ -230,7 +233,8 @@ class Copies:
         """Every candidate left out on purpose, by reason."""
         total = Counter(self.filtered)
         for r in self.records.values():
-            total.update(r.filtered)
+            for reason, count in r.filtered.items():
+                total[reason] += count
         return total
 
     def time(self, phase: str, started: float) -> None:

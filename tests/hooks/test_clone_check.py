@@ -43,6 +43,20 @@ def test_staged_near_copy_of_an_unchanged_file_is_reported(repo: Repo) -> None:
     assert "1 clone-like addition in 1 staged file" in err
 
 
+def test_agent_format_names_the_original_first_and_summarizes_on_stdout(repo: Repo) -> None:
+    repo.write("tools/settings.py", LOAD_SETTINGS)
+    repo.add("tools/settings.py")
+    code, lines, err = repo.hook("--format", "agent", *repo.staged())
+    assert code == 1
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(f"{ORIGINAL}:4-")
+    assert " ~ tools/settings.py:1-" in lines[0]
+    assert lines[0].endswith("similarity 1.00 (function parse_config)")
+    assert lines[1].startswith("crystal-clones: 1 clone-like addition in 1 staged file")
+    assert lines[1].endswith("reuse the original on the left of each ~")
+    assert "\x1b" not in "".join(lines) and err == ""
+
+
 def test_unrelated_code_is_clean(repo: Repo) -> None:
     repo.write("graph.py", UNRELATED)
     repo.write("rle.py", OTHER_UNRELATED)

@@ -559,3 +559,33 @@ def test_deleted_cache_directory(repo: pathlib.Path, capsys: pytest.CaptureFixtu
     shutil.rmtree(repo_cache_dir(str(repo)))
     code, doc = run_json(["scan", str(repo)], capsys)
     assert code == 1 and ids(doc) == ids(expected) and doc["summary"]["cached"] is False
+
+
+# --- --format agent ---------------------------------------------------------------------------
+
+
+def test_agent_format_is_one_line_per_copy_and_one_summary(
+    repo: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, doc = run_json(["scan", str(repo)], capsys)
+    agent_code, out, err = run(["scan", str(repo), "--format", "agent"], capsys)
+    assert (agent_code, err) == (code, "")
+    lines = out.splitlines()
+    copies = [line for line in lines if " ~ " in line]
+    assert len(copies) == sum(len(f["pairs"]) for f in doc["findings"]) == len(lines) - 1
+    first = doc["findings"][0]
+    rep = first["locations"][first["representative"]]
+    assert copies[0].startswith(f"{rep['path']}:{rep['start']['line']}-{rep['end']['line']} ~ ")
+    assert f"similarity {first['pairs'][0]['similarity']:.2f} (" in copies[0]
+    summary = lines[-1]
+    assert summary.startswith(f"crystal: {len(copies)} copies in {len(doc['findings'])} clone")
+    assert f"{doc['summary']['skipped']} files not indexed" in summary
+    assert "\x1b" not in out
+
+
+def test_agent_format_without_copies(
+    clean: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["scan", str(clean), "--format", "agent"], capsys)
+    assert code == 0
+    assert out == "crystal: no copies in 2 files (threshold 0.6)\n"

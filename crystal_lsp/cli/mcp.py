@@ -1,0 +1,74 @@
+"""``crystal-lsp mcp [PATH]``: the Model Context Protocol server for coding agents, over stdio."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing
+import os
+import sys
+from typing import Any
+
+from crystal_lsp.errors import CrystalError
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "mcp",
+        help="run the MCP server for coding agents (stdio)",
+        description="Run crystal-lsp's Model Context Protocol server over stdin/stdout for the "
+        "repository at PATH: tools check_duplication, score, file_clones, scan and "
+        "trivially_shared. It indexes PATH in the background with the cache shared with scan, "
+        "serve and the hook. Logs go to stderr or --log-file, never to stdout.",
+        epilog="examples:\n  crystal-lsp mcp\n  claude mcp add crystal -- crystal-lsp mcp .\n"
+        "  crystal-lsp mcp ~/src/project --log-file /tmp/crystal-mcp.log -v",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    p.add_argument("--log-file", metavar="FILE", help="write the log to FILE instead of stderr")
+    p.add_argument("--jobs", type=int, default=None, help="tokenizer processes for a cold index")
+    p.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more log output (-v info, -vv debug)"
+    )
+    p.set_defaults(run=run)
+
+
+def _logging(args: argparse.Namespace) -> None:
+    handler: logging.Handler
+    if args.log_file:
+        try:
+            handler = logging.FileHandler(args.log_file, encoding="utf-8")
+        except OSError as exc:
+            raise CrystalError(f"--log-file {args.log_file}: {exc.strerror}") from None
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(max(logging.DEBUG, logging.WARNING - 10 * args.verbose))
+
+
+def run(args: argparse.Namespace) -> int:
+    if not os.path.isdir(args.path):
+        raise CrystalError(f"{args.path}: not a directory")
+    if args.jobs is not None and args.jobs < 1:
+        raise CrystalError("--jobs must be at least 1")
+    try:
+        from crystal_lsp.mcp import Workspace, create_server
+    except ImportError as exc:
+        raise CrystalError(f"the MCP server needs the mcp package ({exc})") from None
+    # Index builds use worker processes; never fork this multi-threaded process.
+    try:
+        multiprocessing.set_start_method("forkserver")
+    except (RuntimeError, ValueError):
+        pass
+    workspace = Workspace(args.path, jobs=args.jobs)
+    server = create_server(workspace)
+    _logging(args)  # after the SDK configured its own, so that ours wins
+    workspace.start()
+    try:
+        # the SDK's stdio transport points fd 1 at stderr while it serves: stdout is protocol only
+        server.run("stdio")
+    finally:
+        workspace.close()
+    return 0

@@ -1,0 +1,79 @@
+"""The report made for coding agents: one plain line per copy, one summary line, no colour.
+
+``path:a-b ~ path:c-d similarity 0.93 (function name)``: the representative of a clone class
+(the original to reuse) on the left, a copy on the right, then what the original is. Shared by
+``crystal-lsp scan --format agent``, the pre-commit hook and the MCP server's texts, so an agent
+reads the same lines wherever they come from. Paths with control characters are quoted so that
+one copy stays one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from crystal_lsp.clones.findings import Finding, Location
+
+
+def quote_path(path: str) -> str:
+    """The path, or a C-style quoted form when it holds a control character."""
+    if not any(ord(c) < 32 or ord(c) == 127 for c in path) and '"' not in path:
+        return path
+    escaped = path.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def place(loc: Location) -> str:
+    """``path:first-last``."""
+    return f"{quote_path(loc.path)}:{loc.first_line}-{loc.last_line}"
+
+
+def what(loc: Location) -> str:
+    """What a location is (``function parse``, ``lines 3-9 of class C``), else ``code``."""
+    return loc.describe() or "code"
+
+
+def agent_lines(findings: Sequence[Finding]) -> list[str]:
+    """One line per copy: the representative ``~`` the copy, similarity, what was copied."""
+    lines = []
+    for finding in findings:
+        rep = finding.locations[finding.representative]
+        for pair in finding.pairs:
+            other = finding.locations[pair.b if pair.a == finding.representative else pair.a]
+            lines.append(
+                f"{place(rep)} ~ {place(other)} similarity {pair.similarity:.2f} ({what(rep)})"
+            )
+    return lines
+
+
+def agent_summary(
+    findings: Sequence[Finding],
+    files: int,
+    threshold: float,
+    *,
+    skipped: int = 0,
+    filtered: int = 0,
+    baselined: int = 0,
+) -> str:
+    """The one summary line (what was left out is counted too)."""
+    copies = sum(len(f.pairs) for f in findings)
+    classes = len(findings)
+    if not classes:
+        head = f"crystal: no copies in {files} files (threshold {threshold:g})"
+    else:
+        head = (
+            f"crystal: {copies} {'copy' if copies == 1 else 'copies'} in {classes} clone "
+            f"{'class' if classes == 1 else 'classes'} across {files} files "
+            f"(threshold {threshold:g})"
+        )
+    notes = [
+        f"{count} {one if count == 1 else many}"
+        for count, one, many in (
+            (skipped, "file not indexed", "files not indexed"),
+            (filtered, "candidate filtered on purpose", "candidates filtered on purpose"),
+            (baselined, "baselined", "baselined"),
+        )
+        if count
+    ]
+    if notes:
+        head += "; " + ", ".join(notes)
+    return head + ("; reuse the original on the left of each ~" if classes else "")

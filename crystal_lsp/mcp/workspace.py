@@ -1,0 +1,243 @@
+"""The repository behind ``crystal-lsp mcp``: its index, clone finder and last scan.
+
+The index, the clone finder and the result cache are those of ``crystal-lsp scan``, ``serve``
+and the pre-commit hook (the same on-disk store, keyed by the settings signature), so a folder
+scanned before starts warm. All of it is touched only on the workspace's single worker thread:
+the background build first, then every tool call in arrival order, so concurrent calls are
+serialized without locks and never block the event loop. A snippet checked by
+``check_duplication`` joins the index as an *override* for the duration of one search, exactly
+as the language server's unsaved buffers do, and leaves it afterwards.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver.exceptions import ToolError
+
+from crystal_lsp.clones.files import list_files
+from crystal_lsp.clones.finder import CloneFinder
+from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.git import changed_lines
+from crystal_lsp.clones.index import FileState, RepoIndex
+from crystal_lsp.clones.scan import ScanResult, run_scan
+from crystal_lsp.clones.settings import ScanConfig, load_config
+from crystal_lsp.clones.store import Store, repo_cache_dir
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
+from crystal_lsp.text.entries import OK, Entry, build_entry
+from crystal_lsp.text.fingerprints import content_sha
+from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+SNIPPET_KEY = "\0snippet"
+"""The index key of a checked snippet (no file on disk has a NUL in its path)."""
+
+
+class ToolInputError(ToolError):
+    """Bad arguments of a tool call (answered as a tool error, ``isError``)."""
+
+
+@dataclass
+class Status:
+    """Where the background indexing is (read by the event loop, written by the worker)."""
+
+    state: str = "indexing"
+    phase: str = "starting"
+    done: int = 0
+    total: int = 1
+    message: str = ""
+    files: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class SnippetMatch:
+    """A finding holding the checked snippet, as the worker found it."""
+
+    finding: Finding
+    entry: Entry
+    language: str
+
+
+@dataclass
+class CheckOutcome:
+    """What ``check_duplication`` found for one snippet."""
+
+    language: str
+    status: str
+    tokens: int
+    matches: list[SnippetMatch] = field(default_factory=list)
+    ignore: frozenset[tuple[str, ...]] = frozenset()
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    """Raw tokens of every other location's file lines, keyed by ``path:first-last``."""
+
+
+class Workspace:
+    """One repository root served over MCP (see the module docstring)."""
+
+    def __init__(self, root: str, jobs: int | None = None) -> None:
+        self.root = os.path.realpath(root)
+        self.config: ScanConfig = load_config(self.root)
+        self.store = Store(repo_cache_dir(self.root))
+        self.index = RepoIndex(self.root, self.config, self.store, jobs=jobs)
+        self._only: str | None = None
+        self.finder = CloneFinder(self.index, memoize_retrieval=True, pair_filter=self._compared)
+        self.paths: list[str] = []
+        self.status = Status()
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crystal-mcp")
+        self.built: concurrent.futures.Future[None] | None = None
+
+    # ------------------------------------------------------------------ threading
+    def start(self) -> concurrent.futures.Future[None]:
+        """Start indexing in the background (once); the future ends when the index is ready."""
+        if self.built is None:
+            self.built = self.executor.submit(self._build)
+        return self.built
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        """Run ``fn`` on the worker, after the build and every earlier call."""
+        return self.executor.submit(fn, *args)
+
+    def close(self) -> None:
+        """Stop the worker (queued calls are dropped) and close the cache."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        try:
+            self.store.close()
+        except Exception:  # pragma: no cover - closing is best effort
+            log.debug("closing the cache failed", exc_info=True)
+
+    def _compared(self, a: str, b: str) -> bool:
+        """While a snippet is checked, only its pairs are aligned (see :meth:`check`)."""
+        return self._only is None or self._only in (a, b)
+
+    # ------------------------------------------------------------------ building
+    def _progress(self, phase: str, done: int, total: int) -> None:
+        status = self.status
+        status.phase, status.done, status.total = phase, done, max(total, 1)
+
+    def _build(self) -> None:
+        started = time.perf_counter()
+        try:
+            self._progress("listing files", 0, 1)
+            self.paths = list_files(self.root, self.config)
+            self.index.refresh(self.paths, progress=self._progress)
+            # a full scan (its pairs cached for the next start): what each snippet is then
+            # compared against, aligning only the snippet
+            self.finder.find(progress=self._progress)
+        except Exception as exc:
+            self.status.state, self.status.message = "error", str(exc)
+            log.exception("indexing %s failed", self.root)
+            raise
+        self.status.files = sum(1 for s in self.index.files.values() if not s.override)
+        self.status.seconds = time.perf_counter() - started
+        self.status.state, self.status.phase = "ready", "ready"
+        log.info("indexed %d files in %.1f s", self.status.files, self.status.seconds)
+
+    # ------------------------------------------------------------------ languages
+    def language_of(self, language: str | None, path: str | None, code: str) -> str:
+        """The canonical language of a snippet: explicit, else from its path, else guessed."""
+        if language:
+            try:
+                return canonical_name(lexer_by_language(language))
+            except CrystalError as exc:
+                raise ToolInputError(str(exc)) from None
+        name = canonical_name(resolve_lexer(None, path, code, guess=True))
+        if name == GENERIC:
+            raise ToolInputError("cannot tell the language of the code: pass language or path")
+        return name
+
+    def confine(self, path: str) -> str:
+        """``path`` relative to the root (``/``-separated); refuses anything outside it."""
+        if not path or "\0" in path:
+            raise ToolInputError("path must be a non-empty file path")
+        absolute = os.path.realpath(os.path.join(self.root, path))
+        if os.path.commonpath([self.root, absolute]) != self.root or absolute == self.root:
+            raise ToolInputError(f"{path}: outside the repository root")
+        return os.path.relpath(absolute, self.root).replace(os.sep, "/")
+
+    # ------------------------------------------------------------------ tools (worker)
+    def check(self, code: str, language: str, path: str | None) -> CheckOutcome:
+        """The findings that hold the snippet ``code`` (worker thread)."""
+        entry = build_entry(
+            path or SNIPPET_KEY,
+            code,
+            language,
+            min_tokens=self.config.min_tokens,
+            min_lines=self.config.min_lines,
+        )
+        outcome = CheckOutcome(language, entry.status, entry.token_count)
+        if entry.status != OK:
+            return outcome
+        sha = content_sha(code.encode("utf-8", "surrogatepass"))
+        self.index.files[SNIPPET_KEY] = FileState(SNIPPET_KEY, sha, entry, True)
+        # The snippet can move a seed across the max-df cut, which would have every file holding
+        # that seed aligned afresh against all others; only the snippet's own pairs matter here
+        # (the other pairs come from the last full scan), so only they are aligned.
+        self._only = SNIPPET_KEY
+        try:
+            found = self.finder.find({SNIPPET_KEY: None}).get(language)
+            outcome.ignore = self.index.sets(language).raw.as_frozenset()
+        finally:
+            self._only = None
+            self.index.files.pop(SNIPPET_KEY, None)
+        for finding in found.findings if found is not None else []:
+            outcome.matches.append(SnippetMatch(finding, entry, language))
+            for loc in finding.locations:
+                if loc.path != SNIPPET_KEY and loc.path in self.index.files:
+                    key = f"{loc.path}:{loc.first_line}-{loc.last_line}"
+                    outcome.texts[key] = self.lines_tokens(loc.path, loc.first_line, loc.last_line)
+        return outcome
+
+    def lines_tokens(self, path: str, first: int, last: int) -> list[str]:
+        """The raw tokens of lines ``first``..``last`` (1-based) of an indexed file."""
+        import bisect
+
+        heavy = self.index.heavy(path)
+        start = bisect.bisect_left(heavy.lines, first - 1)
+        end = bisect.bisect_right(heavy.lines, last - 1)
+        return list(heavy.texts[start:end])
+
+    def scan(self, new_since: str | None = None) -> ScanResult:
+        """A scan of the repository as it is on disk now (the cached result when unchanged)."""
+        self.paths = list_files(self.root, self.config)
+        focus = None
+        if new_since:
+            wanted = set(self.paths)
+            focus = {p: s for p, s in changed_lines(self.root, new_since).items() if p in wanted}
+        return run_scan(
+            self.root,
+            self.paths,
+            self.config,
+            focus_lines=focus,
+            index=self.index,
+            finder=self.finder,
+        )
+
+    def file_findings(self, path: str) -> list[Finding]:
+        """The findings of a scan with a copy in one indexed file (worker thread)."""
+        scanned = self.scan()
+        if path not in self.index.files:
+            raise ToolInputError(f"{path}: not an indexed file of the repository")
+        return [f for f in scanned.findings if any(loc.path == path for loc in f.locations)]
+
+    def sset(self, language: str) -> tuple[TriviallySharedSet, str]:
+        """The raw-view S set of a language and where it comes from (worker thread)."""
+        if any(
+            s.entry.language == language and s.entry.status == OK and not s.override
+            for s in self.index.files.values()
+        ):
+            return self.index.sets(language).raw, "index"
+        bundled = builtin_sset(language)
+        if bundled is not None:
+            return bundled, "built-in"
+        return TriviallySharedSet({}, k=0, language=language), "none"

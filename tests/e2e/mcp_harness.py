@@ -1,0 +1,113 @@
+"""The MCP server in a subprocess, driven by the official SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import CallToolResult
+
+TIMEOUT = 120.0
+
+
+def server_params(root: Path, cache: Path, *extra: str) -> StdioServerParameters:
+    """``python -m crystal_lsp mcp ROOT`` with a private cache."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", *extra],
+        env={"CRYSTAL_LSP_CACHE_DIR": str(cache)},
+    )
+
+
+class Recorder:
+    """Everything the client received besides responses: progress and stream errors."""
+
+    def __init__(self) -> None:
+        self.progress: list[tuple[float, float | None, str | None]] = []
+        self.stream_errors: list[Exception] = []
+
+    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self.progress.append((progress, total, message))
+
+    async def on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self.stream_errors.append(message)
+
+
+@asynccontextmanager
+async def session(root: Path, cache: Path) -> AsyncIterator[tuple[ClientSession, Recorder]]:
+    """An initialized client session with the server of ``root``."""
+    recorder = Recorder()
+    async with stdio_client(server_params(root, cache)) as (read, write):
+        async with ClientSession(
+            read, write, read_timeout_seconds=TIMEOUT, message_handler=recorder.on_message
+        ) as client:
+            await client.initialize()
+            yield client, recorder
+    assert not recorder.stream_errors, recorder.stream_errors
+
+
+async def call(
+    client: ClientSession, name: str, args: dict[str, Any], recorder: Recorder | None = None
+) -> CallToolResult:
+    """A tool call (progress recorded when a recorder is given)."""
+    result = await client.call_tool(
+        name, args, progress_callback=recorder.on_progress if recorder is not None else None
+    )
+    assert isinstance(result, CallToolResult)
+    return result
+
+
+def text_of(result: CallToolResult) -> str:
+    """The text content of a result."""
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+def raw_exchange(
+    root: Path, cache: Path, messages: list[dict[str, Any]], last_id: int
+) -> list[str]:
+    """Send JSON-RPC lines to a fresh server and return its stdout lines up to the answer of
+    request ``last_id`` (then close its stdin and let it exit)."""
+    env = {**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", "-vv"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True)
+    reader.start()
+    out: list[str] = []
+    try:
+        for message in messages:
+            proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        while True:
+            line = lines.get(timeout=TIMEOUT)
+            out.append(line.rstrip("\n"))
+            if json.loads(line).get("id") == last_id:
+                break
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    reader.join(timeout=10)
+    while not lines.empty():
+        out.append(lines.get().rstrip("\n"))
+    return out
