@@ -15,6 +15,7 @@ from typing import NamedTuple, overload
 from pygments.lexer import Lexer
 from pygments.token import Comment, _TokenType
 
+from crystal_lsp.text.fastlex import get_tokens
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 
 
@@ -84,13 +85,16 @@ _COMMENT_TYPES: dict[_TokenType, bool] = {}
 
 
 def lex(source: str, lexer: Lexer, *, keep_comments: bool = False) -> Tokens:
-    """Tokenize ``source`` with a given lexer (see :func:`tokenize`)."""
+    """Tokenize ``source`` with a given lexer (see :func:`tokenize`).
+
+    The tokens are Pygments' own, produced by :mod:`crystal_lsp.text.fastlex` where it can.
+    """
     texts: list[str] = []
     starts: list[int] = []
     types: list[_TokenType] = []
     add_text, add_start, add_type = texts.append, starts.append, types.append
     dropped = _COMMENT_TYPES
-    for start, ttype, value in lexer.get_tokens_unprocessed(source):
+    for start, ttype, value in get_tokens(lexer, source):
         # ``value.isspace()`` is False for "", so test truthiness first.
         if not value or value.isspace():
             continue
