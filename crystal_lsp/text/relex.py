@@ -96,7 +96,7 @@ def _finder(lexer: Lexer) -> Callable[[str, str, int], Found | None]:
             if found is None:
                 return None
             step, m = found
-            return step[1], step[2], m
+            return step[4], step[2], m
 
         return fast
     tokendefs = lexer._tokens

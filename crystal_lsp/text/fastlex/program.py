@@ -19,6 +19,7 @@ from typing import Any
 
 from pygments.token import _TokenType
 
+from crystal_lsp.text.fastlex.actions import translate_groups, translate_nested
 from crystal_lsp.text.fastlex.firstchars import ASCII, first_chars
 
 NON_ASCII = 128
@@ -29,10 +30,12 @@ _GROUP_REFS = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
 _LETTERS = {"a": re.A, "i": re.I, "L": re.L, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
 
 Match = Callable[[str, int], "re.Match[str] | None"]
-Step = tuple[int, Any, Any, Match]
-"""What the loop needs of a rule: kind (:data:`TOKEN`, :data:`CALLBACK`, :data:`NOTHING`),
-action, state transition and the rule's own matcher."""
-TOKEN, CALLBACK, NOTHING = 1, 2, 3
+Step = tuple[int, Any, Any, Match, Any]
+"""What the loop needs of a rule: kind, the executor's action, state transition, the rule's own
+matcher and Pygments' action."""
+TOKEN, CALLBACK, NOTHING, GROUPS, USING = 1, 2, 3, 4, 5
+"""Kinds of action: a token type; a callback called with the rule's own match; none; a
+``bygroups`` taking its groups from the combined match; a ``using`` of the matched text."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,9 @@ class Rule:
     match: Match
     action: Any
     new_state: Any
-    is_token: bool
-    """The action is a plain token type (the value is the matched text)."""
+    kind: int
+    run_action: Any
+    """The action the executor runs (see :data:`GROUPS`, :data:`USING`)."""
     source: str | None
     """The rule's pattern as an alternative of a combined expression, or None (tried alone)."""
     starts: frozenset[int]
@@ -52,8 +56,7 @@ class Rule:
     @property
     def step(self) -> Step:
         """The rule as the loop uses it."""
-        kind = TOKEN if self.is_token else NOTHING if self.action is None else CALLBACK
-        return (kind, self.action, self.new_state, self.match)
+        return (self.kind, self.run_action, self.new_state, self.match, self.action)
 
 
 Segment = tuple[Match, "dict[int, Step] | None", "Step | None"]
@@ -85,21 +88,35 @@ class StateTable:
         return found
 
 
-def compile_rule(rexmatch: Any, action: Any, new_state: Any, base_flags: int) -> Rule:
-    """A :class:`Rule` for one entry of ``lexer._tokens[state]``."""
+def compile_rule(
+    rexmatch: Any, action: Any, new_state: Any, base_flags: int, runner_for: Any
+) -> Rule:
+    """A :class:`Rule` for one entry of ``lexer._tokens[state]``.
+
+    ``runner_for`` gives the executor's runner of a lexer, for ``using`` callbacks.
+    """
     pattern = getattr(rexmatch, "__self__", None)
-    is_token = type(action) is _TokenType
     if not isinstance(pattern, re.Pattern) or not isinstance(pattern.pattern, str):
-        return Rule(rexmatch, action, new_state, is_token, None, ASCII, 0)
-    return Rule(
-        rexmatch,
-        action,
-        new_state,
-        is_token,
-        _alternative(pattern, base_flags),
-        first_chars(pattern),
-        pattern.groups,
-    )
+        kind, run_action = _kind(action, 0, runner_for)
+        if kind == GROUPS:
+            kind, run_action = CALLBACK, action
+        return Rule(rexmatch, action, new_state, kind, run_action, None, ASCII, 0)
+    kind, run_action = _kind(action, pattern.groups, runner_for)
+    source = _alternative(pattern, base_flags)
+    starts = first_chars(pattern)
+    return Rule(rexmatch, action, new_state, kind, run_action, source, starts, pattern.groups)
+
+
+def _kind(action: Any, groups: int, runner_for: Any) -> tuple[int, Any]:
+    if type(action) is _TokenType:
+        return TOKEN, action
+    if action is None:
+        return NOTHING, None
+    translated = translate_groups(action, groups, runner_for)
+    if translated is not None:
+        return GROUPS, translated
+    nested = translate_nested(action, runner_for)
+    return (CALLBACK, action) if nested is action else (USING, nested)
 
 
 def _alternative(pattern: re.Pattern[str], base_flags: int) -> str | None:

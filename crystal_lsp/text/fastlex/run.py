@@ -13,10 +13,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pygments.lexer import Lexer
+from pygments.lexer import Lexer, _PseudoMatch
 from pygments.token import Error, Whitespace, _TokenType
 
-from crystal_lsp.text.fastlex.program import CALLBACK, NON_ASCII, TOKEN, StateTable, Step
+from crystal_lsp.text.fastlex.program import (
+    CALLBACK,
+    GROUPS,
+    NON_ASCII,
+    TOKEN,
+    USING,
+    StateTable,
+    Step,
+)
 
 TokenTuple = tuple[int, _TokenType, str]
 
@@ -84,14 +92,17 @@ def run(
             if m is None:
                 continue
             if steps is None:
-                kind, action, new_state, _ = step  # type: ignore[misc]
-                value = m.group()
+                kind, action, new_state, own, _ = step  # type: ignore[misc]
+                group = 0
             else:
-                group: int = m.lastindex  # type: ignore[assignment]
-                kind, action, new_state, own = steps[group]  # type: ignore[index]
-                value = m.group(group)
+                group = m.lastindex  # type: ignore[assignment]
+                kind, action, new_state, own, _ = steps[group]  # type: ignore[index]
             if kind == TOKEN:
-                yield pos, action, value
+                yield pos, action, m.group(group)
+            elif kind == GROUPS:
+                yield from action(lexer, m, group)
+            elif kind == USING:
+                yield from action(lexer, _PseudoMatch(pos, m.group(group)))
             elif kind == CALLBACK:
                 yield from action(lexer, m if steps is None else own(text, pos))
             pos = m.end()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
@@ -22,7 +22,7 @@ from crystal_lsp.text.fastlex.run import Program, TokenTuple, run
 FALLBACK_LEXERS: frozenset[str] = frozenset()
 """Lexer classes (by name) the executor must not run: their tokens were found to differ."""
 
-Runner = Callable[[Lexer, str], Iterator[TokenTuple]]
+Runner = Callable[..., Iterator[TokenTuple]]
 
 _PROGRAMS: dict[type, Program | None] = {}
 _RUNNERS: dict[type, Runner] = {}
@@ -51,7 +51,9 @@ def _compilable(cls: type) -> bool:
 def _compile(lexer: Lexer) -> Program:
     flags = type(lexer).flags
     tables = {
-        state: StateTable([compile_rule(rex, act, new, flags) for rex, act, new in entries], flags)
+        state: StateTable(
+            [compile_rule(rex, act, new, flags, runner_for) for rex, act, new in entries], flags
+        )
         for state, entries in lexer._tokens.items()
     }
     return Program(tables)
@@ -71,7 +73,7 @@ class _Loop:
 
     @staticmethod
     def get_tokens_unprocessed(
-        lexer: Lexer, text: str, stack: tuple[str, ...] = ("root",)
+        lexer: Lexer, text: str, stack: Sequence[str] = ("root",)
     ) -> Iterator[TokenTuple]:
         program = program_for(lexer)
         assert program is not None
@@ -90,14 +92,14 @@ def _rebound(method: Any) -> Runner:
     return function  # type: ignore[return-value]
 
 
-def _pygments(lexer: Lexer, text: str) -> Iterator[TokenTuple]:
-    return lexer.get_tokens_unprocessed(text)  # type: ignore[no-any-return]
+def _pygments(lexer: Lexer, text: str, **kwargs: Any) -> Iterator[TokenTuple]:
+    return lexer.get_tokens_unprocessed(text, **kwargs)  # type: ignore[no-any-return]
 
 
-def _plain(lexer: Lexer, text: str) -> Iterator[TokenTuple]:
+def _plain(lexer: Lexer, text: str, stack: Sequence[str] = ("root",)) -> Iterator[TokenTuple]:
     program = program_for(lexer)
     assert program is not None
-    return run(program, lexer, text)
+    return run(program, lexer, text, tuple(stack))
 
 
 def runner_for(lexer: Lexer) -> Runner:
