@@ -9,7 +9,18 @@ the environment turns the executor off.
 
 from __future__ import annotations
 
+from crystal_lsp.text.fastlex.columns import is_comment, keep_all
 from crystal_lsp.text.fastlex.run import Program, get_tokens, next_match, run
-from crystal_lsp.text.fastlex.select import FALLBACK_LEXERS, program_for
+from crystal_lsp.text.fastlex.select import FALLBACK_LEXERS, columns_for, program_for
 
-__all__ = ["FALLBACK_LEXERS", "Program", "get_tokens", "next_match", "program_for", "run"]
+__all__ = [
+    "FALLBACK_LEXERS",
+    "Program",
+    "columns_for",
+    "get_tokens",
+    "is_comment",
+    "keep_all",
+    "next_match",
+    "program_for",
+    "run",
+]

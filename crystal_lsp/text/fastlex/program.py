@@ -30,9 +30,13 @@ _GROUP_REFS = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
 _LETTERS = {"a": re.A, "i": re.I, "L": re.L, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
 
 Match = Callable[[str, int], "re.Match[str] | None"]
-Step = tuple[int, Any, Any, Match, Any]
+Step = tuple[int, Any, Any, Match, Any, int]
 """What the loop needs of a rule: kind, the executor's action, state transition, the rule's own
-matcher and Pygments' action."""
+matcher, Pygments' action and the kind of transition (:data:`POPS`, :data:`PUSHES`, ...)."""
+STAY, POPS, PUSHES, OTHER = 0, 1, 2, 3
+"""Transitions: none; pop ``-n`` states (an int); push plain state names (a tuple); anything
+else (``#push``, ``#pop`` inside a tuple), applied by :func:`~crystal_lsp.text.fastlex.run.enter`.
+"""
 TOKEN, CALLBACK, NOTHING, GROUPS, USING = 1, 2, 3, 4, 5
 """Kinds of action: a token type; a callback called with the rule's own match; none; a
 ``bygroups`` taking its groups from the combined match; a ``using`` of the matched text."""
@@ -56,7 +60,18 @@ class Rule:
     @property
     def step(self) -> Step:
         """The rule as the loop uses it."""
-        return (self.kind, self.run_action, self.new_state, self.match, self.action)
+        return (self.kind, self.run_action, self.new_state, self.match, self.action, _trans(self))
+
+
+def _trans(rule: Rule) -> int:
+    new_state = rule.new_state
+    if new_state is None:
+        return STAY
+    if type(new_state) is int and new_state < 0:
+        return POPS
+    if type(new_state) is tuple and not any(s in ("#pop", "#push") for s in new_state):
+        return PUSHES
+    return OTHER
 
 
 Segment = tuple[Match, "dict[int, Step] | None", "Step | None"]

@@ -20,6 +20,8 @@ from crystal_lsp.text.fastlex.program import (
     CALLBACK,
     GROUPS,
     NON_ASCII,
+    POPS,
+    PUSHES,
     TOKEN,
     USING,
     StateTable,
@@ -58,6 +60,19 @@ def enter(statestack: list[str], new_state: Any) -> None:
         raise ValueError(f"wrong state def: {new_state!r}")
 
 
+def move(statestack: list[str], trans: int, new_state: Any) -> None:
+    """A rule's state transition of kind ``trans`` (the common ones without :func:`enter`)."""
+    if trans == POPS:
+        if -new_state >= len(statestack):
+            del statestack[1:]
+        else:
+            del statestack[new_state:]
+    elif trans == PUSHES:
+        statestack.extend(new_state)
+    else:
+        enter(statestack, new_state)
+
+
 def next_match(table: StateTable, text: str, pos: int) -> tuple[Step, re.Match[str]] | None:
     """The step of the first rule of a state matching at ``pos``, and the rule's own match."""
     code = ord(text[pos]) if pos < len(text) else NON_ASCII
@@ -92,11 +107,11 @@ def run(
             if m is None:
                 continue
             if steps is None:
-                kind, action, new_state, own, _ = step  # type: ignore[misc]
+                kind, action, new_state, own, _, trans = step  # type: ignore[misc]
                 group = 0
             else:
                 group = m.lastindex  # type: ignore[assignment]
-                kind, action, new_state, own, _ = steps[group]  # type: ignore[index]
+                kind, action, new_state, own, _, trans = steps[group]  # type: ignore[index]
             if kind == TOKEN:
                 yield pos, action, m.group(group)
             elif kind == GROUPS:
@@ -106,8 +121,8 @@ def run(
             elif kind == CALLBACK:
                 yield from action(lexer, m if steps is None else own(text, pos))
             pos = m.end()
-            if new_state is not None:
-                enter(statestack, new_state)
+            if trans:
+                move(statestack, trans, new_state)
                 table = tables[statestack[-1]]
                 buckets = table.buckets
             break

@@ -16,6 +16,7 @@ from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
 
+from crystal_lsp.text.fastlex.columns import Columns, columns
 from crystal_lsp.text.fastlex.program import StateTable, compile_rule
 from crystal_lsp.text.fastlex.run import Program, TokenTuple, run
 
@@ -117,3 +118,16 @@ def runner_for(lexer: Lexer) -> Runner:
             found = _rebound(cls.get_tokens_unprocessed)
         _RUNNERS[cls] = found
     return found
+
+
+def columns_for(lexer: Lexer, text: str, keep_comments: bool) -> Columns | None:
+    """The kept tokens of ``text`` as columns, or None.
+
+    None unless the executor runs ``lexer`` without an override (a plain ``RegexLexer``); see
+    :mod:`crystal_lsp.text.fastlex.columns`.
+    """
+    if runner_for(lexer) is not _plain:
+        return None
+    program = program_for(lexer)
+    assert program is not None
+    return columns(program, lexer, text, keep_comments)
