@@ -12,6 +12,7 @@ named groups, verbose flags, odd matchers) tried alone with Pygments' own compil
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,7 +58,7 @@ class Rule:
     starts: frozenset[int]
     groups: int
 
-    @property
+    @functools.cached_property
     def step(self) -> Step:
         """The rule as the loop uses it."""
         return (self.kind, self.run_action, self.new_state, self.match, self.action, _trans(self))
@@ -80,27 +81,41 @@ Segment = tuple[Match, "dict[int, Step] | None", "Step | None"]
 
 @dataclass
 class StateTable:
-    """The rules of one state and its buckets, built on first use."""
+    """The rules of one state and its buckets, built on first use.
+
+    A bucket's rules are tried one by one (each alone, in order) for its first
+    :data:`COMPILE_AFTER` uses, and joined into alternations after that: compiling one costs
+    about 2 ms, more than a rare bucket ever saves, in every worker process.
+    """
 
     rules: list[Rule]
     flags: int
     buckets: list[tuple[Segment, ...] | None] = field(default_factory=lambda: [None] * 129)
+    _subsets: list[tuple[int, ...] | None] = field(default_factory=lambda: [None] * 129)
     _by_subset: dict[tuple[int, ...], tuple[Segment, ...]] = field(default_factory=dict)
+    _uses: dict[tuple[int, ...], int] = field(default_factory=dict)
 
     def bucket(self, code: int) -> tuple[Segment, ...]:
         """The segments to try when the next character has code ``code`` (``NON_ASCII``: all)."""
         found = self.buckets[code]
-        if found is None:
-            subset = tuple(
+        if found is not None:
+            return found
+        subset = self._subsets[code]
+        if subset is None:
+            subset = self._subsets[code] = tuple(
                 i for i, rule in enumerate(self.rules) if code == NON_ASCII or code in rule.starts
             )
-            found = self._by_subset.get(subset)
-            if found is None:
-                found = self._by_subset[subset] = _segments(
-                    [self.rules[i] for i in subset], self.flags
-                )
-            self.buckets[code] = found
+        found = self._by_subset.get(subset)
+        if found is None:
+            uses = self._uses[subset] = self._uses.get(subset, 0) + 1
+            if uses <= COMPILE_AFTER:
+                return tuple((self.rules[i].match, None, self.rules[i].step) for i in subset)
+            found = self._by_subset[subset] = _segments([self.rules[i] for i in subset], self.flags)
+        self.buckets[code] = found
         return found
+
+
+COMPILE_AFTER = 24
 
 
 def compile_rule(

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygments.lexer import Lexer
 
-from crystal_lsp.text.fastlex import get_tokens, program_for
+from crystal_lsp.text.fastlex import get_tokens, program, program_for, select
 from crystal_lsp.text.fastlex.select import runner_for
 from crystal_lsp.text.lexers import PROGRAMMING_LANGUAGES, lexer_by_language
 from crystal_lsp.text.relex import full_scan
@@ -103,3 +103,21 @@ def test_incremental_checkpoints_are_unchanged(path: Path) -> None:
         slow[3].stacks,
         slow[3].kept,
     )
+
+
+@pytest.mark.parametrize("compile_after", [0, 10**9])
+@pytest.mark.parametrize("language", ["python", "javascript", "c"])
+def test_rules_alone_and_joined_give_the_same_tokens(
+    compile_after: int, language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Buckets joined from their first use, or never joined: Pygments' tokens either way."""
+    monkeypatch.setattr(program, "COMPILE_AFTER", compile_after)
+    monkeypatch.setattr(select, "_PROGRAMS", {})
+    monkeypatch.setattr(select, "_RUNNERS", {})
+    lexer = lexer_by_language(language)
+    for text in [*FRAGMENTS, "".join(FRAGMENTS)]:
+        _same(lexer, text)
+    state = program_for(lexer)
+    assert state is not None
+    joined = sum(len(table._by_subset) for table in state.tables.values())
+    assert (joined > 0) == (compile_after == 0)
