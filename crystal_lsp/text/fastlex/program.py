@@ -161,6 +161,8 @@ def _alternative(pattern: re.Pattern[str], base_flags: int) -> str | None:
     while (m := _GLOBAL_FLAGS.match(source)) is not None:
         letters += m.group(1)
         source = source[m.end() :]
+    if _GLOBAL_FLAGS.search(source):
+        return None  # a global flag further in (Python 3.10 allows it) would govern every rule
     if letters:
         if any(c in "aLux" for c in letters):
             return None
