@@ -120,18 +120,28 @@ def line_shapes(heavy: Heavy, start: int, end: int) -> list[tuple[int, str]]:
     say the same.
     """
     out: list[tuple[int, str]] = []
-    words: list[str] = []
+    lines, cats, texts = heavy.lines, heavy.cats, heavy.texts
+    shape = _SHAPE_WORDS.get
     first = start
-    for i in range(start, end + 1):
-        if i == end or (i > start and heavy.lines[i] != heavy.lines[i - 1]):
-            if words == ["LIT"] and heavy.cats[first] == "S":
-                words = [heavy.texts[first]]
-            out.append((first, " ".join(words)))
-            words, first = [], i
-        if i < end:
-            cat = heavy.cats[i]
-            words.append("ID" if cat in "NAB" else "LIT" if cat in "SM" else heavy.texts[i])
+    line = lines[start] if start < end else -1
+    words: list[str] = []
+    for i in range(start, end):
+        if lines[i] != line:
+            out.append((first, _shape(words, cats, texts, first)))
+            words, first, line = [], i, lines[i]
+        words.append(shape(cats[i]) or texts[i])
+    out.append((first, _shape(words, cats, texts, first)))
     return out
+
+
+# a token category's word in a line shape (names and literals); other tokens are their text
+_SHAPE_WORDS = {"N": "ID", "A": "ID", "B": "ID", "S": "LIT", "M": "LIT"}
+
+
+def _shape(words: list[str], cats: str, texts: list[str], first: int) -> str:
+    if words == ["LIT"] and cats[first] == "S":
+        return texts[first]
+    return " ".join(words)
 
 
 def _line_blocks(

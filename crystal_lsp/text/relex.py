@@ -4,18 +4,23 @@
 lexer must be restartable at a line start with the state stack it had there, and able to tell
 when, past the edit, it is back in step with the old token stream. This module is that lexer
 loop: :func:`scan` is :meth:`pygments.lexer.RegexLexer.get_tokens_unprocessed` (Pygments
-2.17-2.21) with the filtering of :func:`crystal_lsp.text.tokens.lex` and the checkpoints added.
+2.17-2.21, run by :mod:`crystal_lsp.text.fastlex` when it compiles the lexer) with the filtering of :func:`crystal_lsp.text.tokens.lex` and the checkpoints added.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
 from pygments.token import Comment, Error, _TokenType
+
+from crystal_lsp.text.fastlex import next_match, program_for
+from crystal_lsp.text.fastlex.run import enter
+from crystal_lsp.text.fastlex.select import enabled as fastlex_enabled
 
 Stack = tuple[str, ...]
 ROOT: Stack = ("root",)
@@ -72,26 +77,38 @@ class Sync:
         return None
 
 
-def _enter(statestack: list[str], new_state: Any) -> None:
-    """Apply a rule's state transition to the stack (as Pygments does)."""
-    if isinstance(new_state, tuple):
-        for state in new_state:
-            if state == "#pop":
-                if len(statestack) > 1:
-                    statestack.pop()
-            elif state == "#push":
-                statestack.append(statestack[-1])
-            else:
-                statestack.append(state)
-    elif isinstance(new_state, int):
-        if abs(new_state) >= len(statestack):
-            del statestack[1:]
-        else:
-            del statestack[new_state:]
-    elif new_state == "#push":
-        statestack.append(statestack[-1])
-    else:  # pragma: no cover - Pygments validates state definitions
-        raise ValueError(f"wrong state def: {new_state!r}")
+Found = tuple[Any, Any, "re.Match[str]"]
+"""A matching rule's action, state transition and own match."""
+
+
+def _finder(lexer: Lexer) -> Callable[[str, str, int], Found | None]:
+    """The first rule of a state that matches at a position.
+
+    The executor's tables when it compiles the lexer (:mod:`crystal_lsp.text.fastlex`), else
+    Pygments' rule list in order.
+    """
+    program = program_for(lexer) if fastlex_enabled() else None
+    if program is not None:
+        tables = program.tables
+
+        def fast(state: str, text: str, pos: int) -> Found | None:
+            found = next_match(tables[state], text, pos)
+            if found is None:
+                return None
+            step, m = found
+            return step[4], step[2], m
+
+        return fast
+    tokendefs = lexer._tokens
+
+    def pygments(state: str, text: str, pos: int) -> Found | None:
+        for rexmatch, action, new_state in tokendefs[state]:
+            m = rexmatch(text, pos)
+            if m:
+                return action, new_state, m
+        return None
+
+    return pygments
 
 
 def scan(
@@ -101,9 +118,8 @@ def scan(
 
     With ``sync``, stop at the first checkpoint where the stream is back in step with the old one.
     """
-    tokendefs = lexer._tokens
+    find = _finder(lexer)
     statestack = list(stack)
-    statetokens = tokendefs[statestack[-1]]
     out = Scan([], [], [], Checkpoints([], [], []), None)
     texts, starts, types, cps = out.texts, out.starts, out.types, out.checkpoints
     last_cp, end = pos, len(text)
@@ -115,26 +131,23 @@ def scan(
             types.append(ttype)
 
     while True:
-        for rexmatch, action, new_state in statetokens:
-            m = rexmatch(text, pos)
-            if m:
-                if action is not None:
-                    if type(action) is _TokenType:
-                        keep(pos, action, m.group())
-                    else:
-                        for start, ttype, value in action(lexer, m):
-                            keep(start, ttype, value)
-                pos = m.end()
-                if new_state is not None:
-                    _enter(statestack, new_state)
-                    statetokens = tokendefs[statestack[-1]]
-                break
+        found = find(statestack[-1], text, pos)
+        if found is not None:
+            action, new_state, m = found
+            if action is not None:
+                if type(action) is _TokenType:
+                    keep(pos, action, m.group())
+                else:
+                    for start, ttype, value in action(lexer, m):
+                        keep(start, ttype, value)
+            pos = m.end()
+            if new_state is not None:
+                enter(statestack, new_state)
         else:
             if pos >= end:
                 break
             if text[pos] == "\n":
                 statestack = ["root"]
-                statetokens = tokendefs["root"]
             else:
                 keep(pos, Error, text[pos])
             pos += 1

@@ -13,8 +13,9 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple, overload
 
 from pygments.lexer import Lexer
-from pygments.token import Comment, _TokenType
+from pygments.token import _TokenType
 
+from crystal_lsp.text.fastlex import columns_for, get_tokens, keep_all
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 
 
@@ -79,30 +80,16 @@ class Tokens(Sequence[Token]):
     __hash__ = None  # type: ignore[assignment]
 
 
-# ``ttype in Comment`` walks the token-type hierarchy; its answer per type never changes.
-_COMMENT_TYPES: dict[_TokenType, bool] = {}
-
-
 def lex(source: str, lexer: Lexer, *, keep_comments: bool = False) -> Tokens:
-    """Tokenize ``source`` with a given lexer (see :func:`tokenize`)."""
-    texts: list[str] = []
-    starts: list[int] = []
-    types: list[_TokenType] = []
-    add_text, add_start, add_type = texts.append, starts.append, types.append
-    dropped = _COMMENT_TYPES
-    for start, ttype, value in lexer.get_tokens_unprocessed(source):
-        # ``value.isspace()`` is False for "", so test truthiness first.
-        if not value or value.isspace():
-            continue
-        if not keep_comments:
-            is_comment = dropped.get(ttype)
-            if is_comment is None:
-                is_comment = dropped[ttype] = ttype in Comment
-            if is_comment:
-                continue
-        add_text(value)
-        add_start(start)
-        add_type(ttype)
+    """Tokenize ``source`` with a given lexer (see :func:`tokenize`).
+
+    The tokens are Pygments' own, produced by :mod:`crystal_lsp.text.fastlex` where it can.
+    """
+    found = columns_for(lexer, source, keep_comments)
+    if found is None:
+        found = ([], [], [])
+        keep_all(found, get_tokens(lexer, source), keep_comments)
+    texts, starts, types = found
     return Tokens(texts, starts, types, canonical_name(lexer))
 
 

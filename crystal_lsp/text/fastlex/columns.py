@@ -1,0 +1,107 @@
+"""The executor's loop writing the kept tokens straight into columns (no generator per token).
+
+:func:`columns` is :func:`crystal_lsp.text.fastlex.run.run` followed by the filtering of
+:func:`crystal_lsp.text.tokens.lex` (no empty or whitespace-only values; no comments unless
+asked), fused into one loop: this is the cold scan's hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pygments.lexer import Lexer, _PseudoMatch
+from pygments.token import Comment, Error, _TokenType
+
+from crystal_lsp.text.fastlex.program import (
+    CALLBACK,
+    GROUPS,
+    NON_ASCII,
+    TOKEN,
+    USING,
+)
+from crystal_lsp.text.fastlex.run import Program, TokenTuple, move
+
+Columns = tuple[list[str], list[int], list[_TokenType]]
+
+# ``ttype in Comment`` walks the token-type hierarchy; its answer per type never changes.
+_COMMENT_TYPES: dict[_TokenType, bool] = {}
+
+
+def is_comment(ttype: _TokenType) -> bool:
+    """Whether a token type is a comment (cached)."""
+    found = _COMMENT_TYPES.get(ttype)
+    if found is None:
+        found = _COMMENT_TYPES[ttype] = ttype in Comment
+    return found
+
+
+def keep_all(out: Columns, tokens: Iterable[TokenTuple], keep_comments: bool) -> None:
+    """Append the tokens :func:`crystal_lsp.text.tokens.lex` keeps to the columns ``out``."""
+    texts, starts, types = out
+    for start, ttype, value in tokens:
+        if value and not value.isspace() and (keep_comments or not is_comment(ttype)):
+            texts.append(value)
+            starts.append(start)
+            types.append(ttype)
+
+
+def columns(program: Program, lexer: Lexer, text: str, keep_comments: bool) -> Columns:
+    """The kept tokens' texts, starts and types of ``text`` (module docstring)."""
+    out: Columns = ([], [], [])
+    add_text, add_start, add_type = out[0].append, out[1].append, out[2].append
+    dropped = {} if keep_comments else _COMMENT_TYPES
+    tables = program.tables
+    statestack = ["root"]
+    table = tables["root"]
+    buckets = table.buckets
+    pos, end = 0, len(text)
+    while True:
+        code = ord(text[pos]) if pos < end else NON_ASCII
+        if code > NON_ASCII:
+            code = NON_ASCII
+        bucket = buckets[code]
+        if bucket is None:
+            bucket = table.bucket(code)
+        for match, steps, step in bucket:
+            m = match(text, pos)
+            if m is None:
+                continue
+            if steps is None:
+                kind, action, new_state, own, _, trans = step  # type: ignore[misc]
+                group = 0
+            else:
+                group = m.lastindex  # type: ignore[assignment]
+                kind, action, new_state, own, _, trans = steps[group]  # type: ignore[index]
+            if kind == TOKEN:
+                value = m.group(group)
+                if value and not value.isspace():
+                    comment = dropped.get(action)
+                    if comment is None and not keep_comments:
+                        comment = is_comment(action)
+                    if not comment:
+                        add_text(value)
+                        add_start(pos)
+                        add_type(action)
+            elif kind == GROUPS:
+                keep_all(out, action(lexer, m, group), keep_comments)
+            elif kind == USING:
+                keep_all(out, action(lexer, _PseudoMatch(pos, m.group(group))), keep_comments)
+            elif kind == CALLBACK:
+                keep_all(out, action(lexer, own(text, pos) if steps else m), keep_comments)
+            pos = m.end()
+            if trans:
+                move(statestack, trans, new_state)
+                table = tables[statestack[-1]]
+                buckets = table.buckets
+            break
+        else:
+            if pos >= end:
+                break
+            if text[pos] == "\n":
+                statestack = ["root"]
+                table = tables["root"]
+                buckets = table.buckets
+            elif not text[pos].isspace():
+                keep_all(out, ((pos, Error, text[pos]),), keep_comments)
+            pos += 1
+    return out
