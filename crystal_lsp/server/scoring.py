@@ -3,8 +3,8 @@
 Scores are sentence-level, corpus-free: the hypothesis against all references together
 (multi-reference BLEU, NLTK semantics), CrystalBLEU with the S set of the workspace for the
 language (the bundled set, or none, when the workspace has no code in that language). References
-are texts, document ranges, whole files, or ``"auto"``: the workspace snippets that the clone
-finder's retrieval ranks first (most shared non-trivial shingles), scored, best three kept.
+are texts, document ranges, files or folders (their best-aligned regions, or a whole file when
+asked), or ``"auto"``: the best-aligned regions of the workspace (:mod:`.references`).
 """
 
 from __future__ import annotations
@@ -14,28 +14,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from lsprotocol import types
 
-from crystal_lsp.clones.retrieval import Postings
-from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
 from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
-from crystal_lsp.text.entries import OK, SnippetMeta
-from crystal_lsp.text.fingerprints import U64, shingles
+from crystal_lsp.text.entries import OK
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
-from crystal_lsp.text.snippets import DATA
 from crystal_lsp.text.tokens import Tokens, lex
-from crystal_lsp.text.views import categories, normalized
+from crystal_lsp.text.views import categories
 
 log = logging.getLogger(__name__)
 
-AUTO_CANDIDATES = 20
-AUTO_KEEP = 3
 MAX_MATCHES = 200
 
 
@@ -154,118 +147,6 @@ def sset_for(folder: Folder | None, language: str) -> TriviallySharedSet:
     if bundled is not None:
         return bundled
     return TriviallySharedSet({}, k=0, language=language)
-
-
-class AutoReferences:
-    """Best-matching workspace snippets for a hypothesis (cached retrieval per index state)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[Any, Postings, list[tuple[str, SnippetMeta]]]] = {}
-        self._metrics: dict[tuple[str, str, int, str], CrystalBLEU] = {}
-
-    def metric(self, folder: Folder, language: str, sset: TriviallySharedSet) -> CrystalBLEU:
-        """A long-lived CrystalBLEU for ranking candidates (it caches their n-gram profiles)."""
-        config = folder.config
-        key = (sset.fingerprint(), config.smoothing, config.max_n, language)
-        metric = self._metrics.get(key)
-        if metric is None:
-            if len(self._metrics) > 8:
-                self._metrics.clear()
-            metric = self._metrics[key] = CrystalBLEU(
-                sset, max_n=config.max_n, smoothing=config.smoothing_spec, language=language
-            )
-        return metric
-
-    def _postings(
-        self, folder: Folder, language: str
-    ) -> tuple[Postings, list[tuple[str, SnippetMeta]]]:
-        index = folder.index
-        files = sorted(
-            (p, s)
-            for p, s in index.files.items()
-            if s.entry.language == language and s.entry.status == OK and not s.override
-        )
-        sets = index.sets(language)
-        key = (sets.fingerprint, tuple((p, s.sha) for p, s in files))
-        cached = self._cache.get(language)
-        if cached is not None and cached[0] == key:
-            return cached[1], cached[2]
-        refs: list[tuple[str, SnippetMeta]] = []
-        arrays: list[U64] = []
-        for path, state in files:
-            for i, meta in enumerate(state.entry.snippets):
-                if meta.suppressed or (meta.kind == DATA and not folder.config.report_data):
-                    continue
-                refs.append((path, meta))
-                arrays.append(state.entry.shingles[i])
-        similarity = Similarity.of(sets.raw, sets.norm, folder.config, language)
-        postings = similarity.retriever(arrays, folder.config.max_df)
-        self._cache[language] = (key, postings, refs)
-        return postings, refs
-
-    def find(
-        self,
-        folder: Folder,
-        language: str,
-        hypothesis: Piece,
-        crystal: CrystalBLEU,
-        skip: tuple[str, int, int] | None,
-        codec: Codec | None,
-    ) -> list[Piece]:
-        """The ``AUTO_KEEP`` best references (worker thread)."""
-        if not hypothesis.tokens or not any(
-            s.entry.language == language and not s.override for s in folder.index.files.values()
-        ):
-            return []
-        postings, refs = self._postings(folder, language)
-        query = shingles(normalized(hypothesis.tokens, hypothesis.cats))
-        owners, _ = postings.query(query, 0.0, AUTO_CANDIDATES * 2)
-        scored: list[tuple[float, str, SnippetMeta]] = []
-        hyp_profile = crystal.profile(hypothesis.tokens)
-        for owner in np.asarray(owners).tolist():
-            path, meta = refs[owner]
-            if (
-                skip is not None
-                and path == skip[0]
-                and meta.first_line <= skip[2]
-                and skip[1] <= meta.last_line
-            ):
-                continue
-            texts = folder.index.heavy(path).texts[meta.start : meta.end]
-            value = crystal.score_profiles(
-                hyp_profile,
-                [crystal.profile(texts)],
-                hypothesis=hypothesis.tokens,
-                references=[texts],
-            )
-            scored.append((value, path, meta))
-            if len(scored) >= AUTO_CANDIDATES:
-                break
-        scored.sort(key=lambda x: (-x[0], x[1], x[2].first_line))
-        return [_reference(folder, path, meta, codec) for _, path, meta in scored[:AUTO_KEEP]]
-
-
-def _reference(folder: Folder, path: str, meta: SnippetMeta, codec: Codec | None) -> Piece:
-    """An indexed snippet as a scored reference."""
-    heavy = folder.index.heavy(path)
-    text = folder.text_of(path) or ""
-    index = TextIndex(text, codec)
-    rng = index.range(meta.first_line, meta.first_col, meta.last_line, meta.last_col)
-    what = f"{meta.kind} {meta.name}".strip()
-    tokens = heavy.texts[meta.start : meta.end]
-    starts = heavy.starts[meta.start : meta.end]
-    return Piece(
-        f"{path}:{meta.first_line} ({what})",
-        folder.uri_of(path),
-        text,
-        starts[0],
-        starts[-1] + len(tokens[-1]),
-        rng,
-        tokens,
-        starts,
-        heavy.cats[meta.start : meta.end],
-        index,
-    )
 
 
 def matches(
