@@ -13,7 +13,7 @@ from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
 from crystal_lsp.text.tokens import lex
 
@@ -63,6 +63,18 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--jsonl",
         metavar="FILE",
         help='corpus mode: JSONL lines {"hypothesis": str, "references": [str, ...]}',
+    )
+    p.add_argument(
+        "--against",
+        metavar="PATH",
+        help="find the references: the regions of this repository, folder or file that the "
+        "hypothesis aligns with best (listed with their scores)",
+    )
+    p.add_argument(
+        "--keep",
+        type=int,
+        default=3,
+        help="with --against: how many best regions become references (default: 3)",
     )
     p.add_argument("--example", action="store_true", help="score the paper's Fig. 1 Java example")
     p.add_argument(
@@ -178,6 +190,10 @@ def run(args: argparse.Namespace) -> int:
         hyp_path, ref_paths, other = _example_paths()
         args.lang = args.lang or "java"
         return _score_files(args, metrics, smoothing, [(hyp_path, ref_paths), (other, ref_paths)])
+    if args.against:
+        if args.ref or args.lines or args.jsonl or not args.hyp:
+            raise CrystalError("--against takes --hyp FILE and no --ref, --lines or --jsonl")
+        return _score_against(args, metrics, smoothing)
     corpus_mode = args.lines or bool(args.jsonl)
     if args.jsonl:
         if args.hyp or args.ref:
@@ -239,6 +255,8 @@ def _score_files(
     for hyp_path, ref_paths in jobs:
         hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
         language = args.lang or hyp.language
+        if not args.lang:
+            check_languages(hyp_path, hyp.language, ref_paths)
         refs = [tokenize_file(r, language, args.max_bytes, args.keep_comments) for r in ref_paths]
         if scorers is None:
             scorers = _scorers(args, metrics, smoothing, hyp.language)
@@ -259,6 +277,64 @@ def _score_files(
         print(f"{row['hypothesis']}  vs  {refs_text}")
         for name in scorers:
             print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
+    return 0
+
+
+def check_languages(hyp_path: str, language: str, ref_paths: Sequence[str]) -> None:
+    """Refuse references whose file names say another language than the hypothesis's."""
+    for path in ref_paths:
+        theirs = canonical_name(resolve_lexer(None, path, "", guess=False))
+        if theirs not in (language, GENERIC) and {theirs, language} != {"c", "cpp"}:
+            raise CrystalError(
+                f"{path} is {theirs} but {hyp_path} is {language}: "
+                "give --lang to score both as one language"
+            )
+
+
+def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing) -> int:
+    """``--against PATH``: the best regions of PATH are the references."""
+    from crystal_lsp.cli.score_against import find_references
+
+    hyp = tokenize_file(args.hyp, args.lang, args.max_bytes, args.keep_comments)
+    code = read_code(args.hyp, args.max_bytes)
+    sset = (
+        load_or_build_sset(args, hyp.language)
+        if getattr(args, "sset", None) or getattr(args, "corpus", None)
+        else None
+    )
+    found = find_references(args, hyp, code, hyp.language, sset)
+    scorers = {
+        name: CrystalBLEU(
+            found.sset if name in NEEDS_SSET else None,
+            variant="weight" if name == "crystalbleu-if" else "remove",
+            max_n=args.max_n,
+            smoothing=smoothing,
+            language=hyp.language,
+            comments=args.keep_comments,
+        )
+        for name in metrics
+    }
+    row: dict[str, Any] = {
+        "hypothesis": args.hyp,
+        "against": args.against,
+        "language": hyp.language,
+    }
+    row["references"] = found.to_json()
+    for name, scorer in scorers.items():
+        row[name] = scorer.sentence_score(hyp, found.references) if found.references else 0.0
+    row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
+    if args.format == "json":
+        emit_json(row)
+        return 0
+    print(f"{args.hyp}  vs  the {len(found.labels)} best regions of {args.against}")
+    for label, value in zip(found.labels, found.scores):
+        print(f"  reference {label}  (CrystalBLEU {value:.4f})")
+    if not found.labels:
+        print("  no region aligns with the hypothesis: every score is 0")
+    left = ", ".join(f"{n} {reason}" for reason, n in found.left_out.items())
+    print(f"  {found.aligned} regions aligned" + (f"; left out: {left}" if left else ""))
+    for name in scorers:
+        print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
     return 0
 
 

@@ -37,7 +37,7 @@ async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs |
     const others = otherDocuments(editor);
     const items: SourceItem[] = [
         { id: 'workspace', label: '$(search) Best matches in the workspace', detail: 'Compare with the most similar code in the workspace index' },
-        { id: 'file', label: '$(file-code) A file…', detail: 'Pick a file; the whole file is the reference' },
+        { id: 'file', label: '$(file-code) A file…', detail: 'Pick a file; its best-matching regions are the references' },
     ];
     if (others.length > 0) {
         items.push({ id: 'editor', label: '$(files) An open editor…', detail: 'Its selection, or the whole document when nothing is selected' });
