@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from crystal_lsp.cli.common import add_format, add_progress, emit_json, read_code, tokenize_file
+from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.statistics import sentence_statistics
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
-from crystal_lsp.text.tokens import lex
-
-LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
 
 
 def add_parser(sub: Any) -> None:
@@ -35,6 +33,7 @@ def add_parser(sub: Any) -> None:
     )
     _add_inputs(p)
     _add_metric_options(p)
+    add_options(p)
     p.add_argument(
         "--sentences",
         action="store_true",
@@ -123,59 +122,6 @@ def _example_paths() -> tuple[str, list[str], str]:
     )
 
 
-def _load_pairs(
-    args: argparse.Namespace, language: str | None
-) -> tuple[list[Any], list[list[Any]], str, list[str]]:
-    """Tokenized hypotheses, references, the language and the pair labels."""
-    lexer_source = ""
-    if args.jsonl:
-        hyps_text, refs_text = [], []
-        text = read_code(args.jsonl, 0)
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                hyp = row.get("hypothesis", row.get("hyp"))
-                refs = row.get("references", row.get("refs"))
-                if refs is None and "reference" in row:
-                    refs = [row["reference"]]
-                if (
-                    not isinstance(hyp, str)
-                    or not isinstance(refs, list)
-                    or not all(isinstance(r, str) for r in refs)
-                ):
-                    raise TypeError(
-                        "needs a string 'hypothesis' and a list of strings 'references'"
-                    )
-            except (json.JSONDecodeError, TypeError, AttributeError) as exc:
-                raise CrystalError(f"{args.jsonl}:{lineno}: bad pair line ({exc})") from None
-            hyps_text.append(hyp)
-            refs_text.append(refs)
-        labels = [f"{args.jsonl}:{i}" for i in range(1, len(hyps_text) + 1)]
-        lexer_source = hyps_text[0] if hyps_text else ""
-    else:
-        hyp_lines = read_code(args.hyp, 0).splitlines()
-        ref_lines = [read_code(r, 0).splitlines() for r in args.ref]
-        for path, lines in zip(args.ref, ref_lines):
-            if len(lines) != len(hyp_lines):
-                raise CrystalError(
-                    f"{path} has {len(lines)} lines but {args.hyp} has {len(hyp_lines)}"
-                )
-        hyps_text = hyp_lines
-        refs_text = [list(group) for group in zip(*ref_lines)]
-        labels = [f"{args.hyp}:{i}" for i in range(1, len(hyps_text) + 1)]
-        lexer_source = "\n".join(hyp_lines[:200])
-    if not hyps_text:
-        raise CrystalError("no pairs to score (the input is empty)")
-    if any(not refs for refs in refs_text):
-        raise CrystalError("every hypothesis needs at least one reference")
-    lexer = resolve_lexer(language, args.hyp if not args.jsonl else None, lexer_source)
-    hyps = [lex(h, lexer, keep_comments=args.keep_comments) for h in hyps_text]
-    refs = [[lex(r, lexer, keep_comments=args.keep_comments) for r in group] for group in refs_text]
-    return hyps, refs, canonical_name(lexer), labels
-
-
 def run(args: argparse.Namespace) -> int:
     from crystal_lsp.metric.registry import parse_metric_list
 
@@ -194,54 +140,26 @@ def run(args: argparse.Namespace) -> int:
         if args.ref or args.lines or args.jsonl or not args.hyp:
             raise CrystalError("--against takes --hyp FILE and no --ref, --lines or --jsonl")
         return _score_against(args, metrics, smoothing)
-    corpus_mode = args.lines or bool(args.jsonl)
-    if args.jsonl:
-        if args.hyp or args.ref:
-            raise CrystalError("--jsonl replaces --hyp and --ref")
+    corpus_mode = args.lines or bool(args.jsonl) or bool(args.hyp_dir)
+    if args.jsonl or args.hyp_dir:
+        if args.hyp or args.ref or (args.jsonl and args.hyp_dir):
+            raise CrystalError("--jsonl replaces --hyp and --ref (and so does --hyp-dir)")
     elif not args.hyp or not args.ref:
-        raise CrystalError("give --hyp FILE and at least one --ref FILE (or --jsonl, or --example)")
+        raise CrystalError(
+            "give --hyp FILE and at least one --ref FILE (or --against, --jsonl, --hyp-dir "
+            "or --example)"
+        )
     if not corpus_mode:
+        if args.baseline or args.bootstrap or args.per_item:
+            raise CrystalError("--baseline, --bootstrap and --per-item need a corpus mode")
         return _score_files(args, metrics, smoothing, [(args.hyp, args.ref)])
-    hyps, refs, language, labels = _load_pairs(args, args.lang)
-    scorers = _scorers(args, metrics, smoothing, language)
-    doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
-    for name, scorer in scorers.items():
-        doc[name] = scorer.corpus_score(hyps, refs)
-        doc["signatures"][name] = str(scorer.signature)
-    if args.sentences:
-        doc["sentences"] = [
-            {"pair": label, **{name: s.sentence_score(h, r) for name, s in scorers.items()}}
-            for label, h, r in zip(labels, hyps, refs)
-        ]
-    if args.format == "json":
-        emit_json(doc)
-        return 0
-    print(f"corpus of {len(hyps)} pairs ({language})")
-    for name, scorer in scorers.items():
-        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
-    for row in doc.get("sentences", []):
-        print(f"{row['pair']}: " + "  ".join(f"{LABELS[n]} {row[n]:.4f}" for n in scorers))
-    return 0
+    return run_corpus(args, metrics, smoothing)
 
 
 def _scorers(
     args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing, language: str
 ) -> dict[str, CrystalBLEU]:
-    sset = None
-    if any(m in NEEDS_SSET for m in metrics):
-        sset = load_or_build_sset(args, language)
-    out = {}
-    for name in metrics:
-        variant = "weight" if name == "crystalbleu-if" else "remove"
-        out[name] = CrystalBLEU(
-            sset if name in NEEDS_SSET else None,
-            variant=variant,
-            max_n=args.max_n,
-            smoothing=smoothing,
-            language=language,
-            comments=args.keep_comments,
-        )
-    return out
+    return make_scorers(args, metrics, smoothing, language)
 
 
 def _score_files(
@@ -265,7 +183,9 @@ def _score_files(
             "references": ref_paths,
             "language": hyp.language,
         }
-        row.update({name: s.sentence_score(hyp, refs) for name, s in scorers.items()})
+        stats = {name: sentence_statistics(s, hyp, refs) for name, s in scorers.items()}
+        row.update({name: st.score for name, st in stats.items()})
+        row["statistics"] = {name: st.to_json() for name, st in stats.items()}
         row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
         results.append(row)
     assert scorers is not None
@@ -277,7 +197,20 @@ def _score_files(
         print(f"{row['hypothesis']}  vs  {refs_text}")
         for name in scorers:
             print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
+            print(f"  {'':<15}{_line(row['statistics'][name])}")
     return 0
+
+
+def _line(stats: dict[str, Any]) -> str:
+    from crystal_lsp.metric.statistics import Statistics
+
+    return Statistics(
+        stats["score"],
+        tuple(stats["matches"]),
+        tuple(stats["totals"]),
+        stats["hypLen"],
+        stats["refLen"],
+    ).line()
 
 
 def check_languages(hyp_path: str, language: str, ref_paths: Sequence[str]) -> None:

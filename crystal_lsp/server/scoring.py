@@ -20,6 +20,7 @@ from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
 from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
+from crystal_lsp.metric.statistics import sentence_statistics
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.entries import OK
@@ -219,6 +220,14 @@ def score_pieces(
         "language": language,
         "bleu": total[0],
         "crystalbleu": total[1],
+        "statistics": {
+            name: sentence_statistics(
+                metric, hypothesis.tokens, [r.tokens for r in references]
+            ).to_json()
+            for name, metric in (("bleu", bleu), ("crystalbleu", crystal))
+        }
+        if references and hypothesis.tokens
+        else {},
         "signature": {"bleu": str(bleu.signature), "crystalbleu": str(crystal.signature)},
         "references": [r.to_json(*both([r])) for r in references],
         "matches": matches(hypothesis, references, sset.as_frozenset(), max_n),

@@ -69,6 +69,12 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
     lines.push(`| CrystalBLEU | ${formatScore(result.crystalbleu)} |`);
     lines.push(`| BLEU | ${formatScore(result.bleu)} |`, '');
     lines.push(`Language: ${result.language}. Matched non-trivial n-grams: ${h.ngramCount}.`, '');
+    lines.push(...statisticsMarkdown(result));
+    for (const s of result.referenceSearch ?? []) {
+        const left = s.leftOut.map((x) => `${x.count} ${x.reason}`).join(', ');
+        const scope = s.within === 'workspace' ? 'the workspace' : `\`${mdCell(s.within)}\``;
+        lines.push(`References: the best-matching regions of ${scope} (${s.aligned} aligned${left ? `; left out: ${left}` : ''}).`, '');
+    }
     if (result.references.length > 0) {
         lines.push('## References', '', '| reference | CrystalBLEU | BLEU |', '| --- | ---: | ---: |');
         const sorted = [...result.references].sort((a, b) => b.crystalbleu - a.crystalbleu);
@@ -92,6 +98,30 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
         lines.push('');
     }
     return lines.join('\n');
+}
+
+/** Per-order matches/totals, precisions, brevity penalty and lengths of each metric. */
+export function statisticsMarkdown(result: ScoreResult): string[] {
+    const stats = result.statistics;
+    if (!stats || (!stats.bleu && !stats.crystalbleu)) {
+        return [];
+    }
+    const lines = ['## Statistics', '', '| metric | n | matched / total | precision |', '| --- | ---: | ---: | ---: |'];
+    const tail: string[] = [];
+    for (const [name, s] of [['CrystalBLEU', stats.crystalbleu], ['BLEU', stats.bleu]] as const) {
+        if (!s) {
+            continue;
+        }
+        s.matches.forEach((m, i) => {
+            lines.push(`| ${name} | ${i + 1} | ${formatCount(m)} / ${formatCount(s.totals[i])} | ${formatScore(s.precisions[i])} |`);
+        });
+        tail.push(`${name}: brevity penalty ${formatScore(s.brevityPenalty)}, hypothesis ${s.hypLen} tokens, reference ${s.refLen} (ratio ${formatScore(s.ratio)}).`);
+    }
+    return [...lines, '', ...tail.flatMap((t) => [t, '']), ];
+}
+
+function formatCount(x: number): string {
+    return Number.isInteger(x) ? String(x) : x.toFixed(2);
 }
 
 export function trivialNgramsMarkdown(result: TrivialNgramsResult): string {

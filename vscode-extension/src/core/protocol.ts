@@ -49,10 +49,31 @@ export interface NgramMatch {
     referenceRanges: ReferenceRange[];
 }
 
+/** A score's sufficient statistics (per order: clipped matches and hypothesis n-grams). */
+export interface ScoreStatistics {
+    score: number;
+    matches: number[];
+    totals: number[];
+    precisions: number[];
+    brevityPenalty: number;
+    ratio: number;
+    hypLen: number;
+    refLen: number;
+}
+
+/** How references were searched: a scope, regions aligned, and regions left out by reason. */
+export interface ReferenceSearch {
+    within: string;
+    aligned: number;
+    leftOut: { reason: string; count: number }[];
+}
+
 export interface ScoreResult {
     language: string;
     bleu: number;
     crystalbleu: number;
+    statistics?: { bleu?: ScoreStatistics; crystalbleu?: ScoreStatistics };
+    referenceSearch?: ReferenceSearch[];
     signature: ScoreSignature;
     references: ReferenceScore[];
     matches: NgramMatch[];
