@@ -76,20 +76,7 @@ def add_parser(sub: Any) -> None:
         help="sampled intra- and inter-class pairs each (default: 1000)",
     )
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
-    p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
-    p.add_argument(
-        "--pair-sampling",
-        choices=SAMPLINGS,
-        default="class",
-        help="class (default, the reference protocol): classes chosen uniformly, then programs; "
-        "uniform: uniformly over all pairs (large classes dominate)",
-    )
-    p.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        default="pairs",
-        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
-    )
+    _add_sampling(p)
     p.add_argument(
         "--aggregate",
         choices=AGGREGATES,
@@ -110,6 +97,24 @@ def add_parser(sub: Any) -> None:
     add_format(p)
     add_progress(p)
     p.set_defaults(run=run)
+
+
+def _add_sampling(p: argparse.ArgumentParser) -> None:
+    """Which pairs are scored: all, or sampled by a protocol."""
+    p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
+    p.add_argument(
+        "--pair-sampling",
+        choices=SAMPLINGS,
+        default="class",
+        help="class (default, the reference protocol): classes chosen uniformly, then programs; "
+        "uniform: uniformly over all pairs (large classes dominate)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="pairs",
+        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
+    )
 
 
 def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, seed: int) -> PairSets:

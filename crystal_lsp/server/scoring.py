@@ -191,6 +191,19 @@ def matches(
     return out
 
 
+def _statistics(
+    hypothesis: Piece, references: Sequence[Piece], metrics: Mapping[str, CrystalBLEU]
+) -> dict[str, Any]:
+    """Each metric's per-order statistics of the hypothesis against all references."""
+    if not references or not hypothesis.tokens:
+        return {}
+    refs = [r.tokens for r in references]
+    return {
+        name: sentence_statistics(metric, hypothesis.tokens, refs).to_json()
+        for name, metric in metrics.items()
+    }
+
+
 def score_pieces(
     hypothesis: Piece,
     references: Sequence[Piece],
@@ -220,14 +233,7 @@ def score_pieces(
         "language": language,
         "bleu": total[0],
         "crystalbleu": total[1],
-        "statistics": {
-            name: sentence_statistics(
-                metric, hypothesis.tokens, [r.tokens for r in references]
-            ).to_json()
-            for name, metric in (("bleu", bleu), ("crystalbleu", crystal))
-        }
-        if references and hypothesis.tokens
-        else {},
+        "statistics": _statistics(hypothesis, references, {"bleu": bleu, "crystalbleu": crystal}),
         "signature": {"bleu": str(bleu.signature), "crystalbleu": str(crystal.signature)},
         "references": [r.to_json(*both([r])) for r in references],
         "matches": matches(hypothesis, references, sset.as_frozenset(), max_n),
