@@ -240,11 +240,7 @@ def score_pieces(
     }
     extra = [m for m in metrics if m not in ("bleu", "crystalbleu")]
     if extra and references and hypothesis.tokens:
-        known = set(metric_names())
         for name in extra:
-            if name not in known:
-                log.info("metric %r is not available; skipped", name)
-                continue
             try:
                 metric = make_metric(
                     name,
@@ -272,7 +268,12 @@ def parse_metrics(value: Any) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ScoreError("metrics must be a list of metric names")
-    return [v.lower() for v in value]
+    names = [v.lower() for v in value]
+    known = metric_names()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ScoreError(f"unknown metric {unknown[0]!r} (available: {', '.join(known)})")
+    return names
 
 
 def reference_specs(value: Any) -> list[Mapping[str, Any]] | None:

@@ -84,7 +84,7 @@ async def test_a_reference_in_another_language_is_refused(
     ws = launcher.workspace({"a.py": DUP_A, "b.js": "function f(a, b) { return a + b; }\n"})
     s = await launcher.start(ws, configuration=FAST)
     await s.ready()
-    with pytest.raises(JsonRpcInvalidParams, match="b.js is javascript"):
+    with pytest.raises(JsonRpcInvalidParams, match=r"b\.js is javascript"):
         await s.request(
             "crystal/score",
             {
