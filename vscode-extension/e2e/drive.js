@@ -114,6 +114,22 @@ function writeSettings(patch) {
         return file;
     };
 
+    // Text of a rendered webview (the Markdown preview) holding `needle`: webviews are frames.
+    const renderedText = async (needle, timeoutMs) =>
+        until(
+            `a rendered view with "${needle}"`,
+            async () => {
+                for (const frame of page.frames()) {
+                    const text = await frame.locator('body').innerText({ timeout: 500 }).catch(() => '');
+                    if (text.includes(needle)) {
+                        return text;
+                    }
+                }
+                return '';
+            },
+            timeoutMs,
+        ).catch(() => '');
+
     const palette = async (command) => {
         await page.keyboard.press('F1');
         const input = page.locator('.quick-input-widget input');
@@ -293,12 +309,10 @@ function writeSettings(patch) {
                 () => check('DOM: score report opened from the notification', true),
                 () => check('DOM: score report opened from the notification', false),
             );
-            const reportText = await page
-                .locator('.monaco-editor .view-lines', { hasText: 'CrystalBLEU score of' })
-                .first()
-                .innerText({ timeout: 10000 })
-                .catch(() => '');
-            check('DOM: the report shows the CrystalBLEU score', reportText.includes(score.result.crystalbleu.toFixed(3)), reportText.split('\n').slice(0, 6).join(' | '));
+            // the report is rendered: the Markdown preview, a webview (nested frames)
+            const reportText = await renderedText('CrystalBLEU score of', 15000);
+            check('DOM: the report is rendered (Markdown preview) and shows the CrystalBLEU score', reportText.includes(score.result.crystalbleu.toFixed(3)) && !reportText.includes('| ---'), reportText.split('\n').slice(0, 6).join(' | '));
+            check('DOM: the report shows per-order statistics', /Statistics/.test(reportText) && /brevity penalty/.test(reportText), reportText.split('\n').filter((l) => /brevity/.test(l)).join(' | '));
             await screenshot('score-report');
         } else {
             check('DOM: notification has a Details button', false);

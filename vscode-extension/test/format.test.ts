@@ -83,3 +83,8 @@ test('the report shows per-order statistics and how references were found', () =
     assert.match(md, /best-matching regions of the workspace \(12 aligned; left out: 5 zero score\)/);
     assert.doesNotMatch(scoreReportMarkdown(result, 'sel'), /## Statistics/);
 });
+
+test('the report lists further metrics such as RUBY', () => {
+    const md = scoreReportMarkdown({ ...result, ruby: 0.5 } as ScoreResult, 'sel');
+    assert.match(md, /\| RUBY \| 0\.500 \|/);
+});

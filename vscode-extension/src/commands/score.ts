@@ -111,7 +111,8 @@ export function registerScoreCommand(
         const range = sel.isEmpty
             ? undefined
             : { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } };
-        const params = buildScoreParams({ uri: editor.document.uri.toString(), range, languageId: editor.document.languageId }, choice);
+        const metrics = vscode.workspace.getConfiguration('crystalLsp', editor.document.uri).get<string[]>('scoreMetrics', []);
+        const params = buildScoreParams({ uri: editor.document.uri.toString(), range, languageId: editor.document.languageId }, choice, metrics);
         const result = await vscode.window.withProgress(
             { location: vscode.ProgressLocation.Window, title: 'Crystal: scoring…' },
             () => client.sendRequest<ScoreResult>(SCORE_REQUEST, params),

@@ -2,7 +2,7 @@
  * Text shown to the user for scores and n-gram lists (notification summary, report documents).
  */
 import { computeHighlights, ngramText } from './highlights';
-import type { Range, ScoreResult, TrivialNgramsResult } from './protocol';
+import { EXTRA_METRICS, type Range, type ScoreResult, type TrivialNgramsResult } from './protocol';
 
 export function formatScore(x: number): string {
     if (!Number.isFinite(x)) {
@@ -67,7 +67,14 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
     lines.push(`# CrystalBLEU score of ${hypothesisLabel}`, '');
     lines.push(`| metric | score |`, `| --- | ---: |`);
     lines.push(`| CrystalBLEU | ${formatScore(result.crystalbleu)} |`);
-    lines.push(`| BLEU | ${formatScore(result.bleu)} |`, '');
+    lines.push(`| BLEU | ${formatScore(result.bleu)} |`);
+    for (const name of EXTRA_METRICS) {
+        const value = (result as unknown as Record<string, unknown>)[name];
+        if (typeof value === 'number') {
+            lines.push(`| ${name === 'crystalbleu-if' ? 'CrystalBLEU-IF' : name.toUpperCase()} | ${formatScore(value)} |`);
+        }
+    }
+    lines.push('');
     lines.push(`Language: ${result.language}. Matched non-trivial n-grams: ${h.ngramCount}.`, '');
     lines.push(...statisticsMarkdown(result));
     for (const s of result.referenceSearch ?? []) {

@@ -16,7 +16,11 @@ export interface Range {
 /** A piece of code to score: literal text, or (part of) a document the server can read. */
 export type CodeRef = { text: string } | { uri: string; range?: Range };
 
+/** Metrics the score command may ask for next to BLEU and CrystalBLEU. */
+export const EXTRA_METRICS = ['ruby', 'sts', 'trs', 'grs', 'crystalbleu-if'] as const;
+
 export interface ScoreParams {
+    metrics?: string[];
     hypothesis: CodeRef;
     /** `"auto"`: the best matches in the workspace index. */
     references: CodeRef[] | 'auto';
