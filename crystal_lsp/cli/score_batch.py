@@ -1,6 +1,6 @@
 """Corpus mode of ``crystal-lsp score``: items from JSONL, line files or two folders.
 
-Every item keeps its id (JSONL ``id``, else ``FILE:LINE``; a folder item's relative path).
+Every item keeps its id (JSONL ``id``, else ``line N``; a folder item's relative path).
 The corpus score comes with its statistics (:mod:`crystal_lsp.metric.statistics`), optionally a
 seeded bootstrap confidence interval and a paired bootstrap test against a baseline system's
 outputs for the same items; ``--per-item FILE`` writes each item's scores and statistics as JSONL
@@ -93,7 +93,8 @@ def _jsonl(path: str) -> Items:
                 raise TypeError("'references' must be a list of strings")
         except (json.JSONDecodeError, TypeError, AttributeError) as exc:
             raise CrystalError(f"{path}:{lineno}: bad pair line ({exc})") from None
-        ids.append(str(row["id"]) if "id" in row else f"{path}:{lineno}")
+        # without ids, items (and a baseline's) are matched by line number
+        ids.append(str(row["id"]) if "id" in row else f"line {lineno}")
         hyps.append(hyp)
         refs.append(group if group is not None else [])
     return Items(ids, hyps, refs, None)
