@@ -39,7 +39,9 @@ class Within:
         return self.name == "." or path == self.name or path.startswith(self.name + "/")
 
 
-def region_searches(folder: Folder, refs: Sequence[Mapping[str, Any]] | None) -> dict[int, Within]:
+def region_searches(
+    folder: Folder, refs: Sequence[Mapping[str, Any]] | None, language: str, hyp_uri: str | None
+) -> dict[int, Within]:
     """The references that mean their best regions: folders, and indexed files without a range.
 
     A reference with a range, or with ``"whole": true``, is scored as given.
@@ -58,27 +60,39 @@ def region_searches(folder: Folder, refs: Sequence[Mapping[str, Any]] | None) ->
                 raise ScoreError(f"references[{k}]: {fs_path} is outside the workspace folder")
             out[k] = Within(rel)
         elif relative and rel in folder.index.files:
+            check_same_language(uri, language, f"references[{k}]", hyp_uri)
             out[k] = Within(rel)
     return out
-
-
-def check_same_language(uri: str | None, text: str, language: str, what: str) -> None:
-    """Refuse a reference file written in another language than the hypothesis is scored in."""
-    if uri is None:
-        return
-    name = os.path.basename(to_fs_path(uri) or "")
-    theirs = canonical_name(resolve_lexer(None, name, "", guess=False)) if name else GENERIC
-    if theirs in (GENERIC, language) or any({theirs, language} <= pair for pair in ALIKE):
-        return
-    raise ScoreError(
-        f"{what}: {name} is {theirs} code but the hypothesis is scored as {language}; "
-        "give references in the hypothesis's language"
-    )
 
 
 def display(path: str) -> str:
     """The path of an index key (an unsaved buffer's key is its path behind a NUL)."""
     return path[1:] if path.startswith("\0") else path
+
+
+def _file_language(uri: str | None) -> str:
+    name = os.path.basename(to_fs_path(uri) or "") if uri else ""
+    return canonical_name(resolve_lexer(None, name, "", guess=False)) if name else GENERIC
+
+
+def check_same_language(uri: str | None, language: str, what: str, hyp_uri: str | None) -> None:
+    """Refuse a reference file written in another language than the hypothesis.
+
+    The reference's language comes from its file name; it may be the language the hypothesis is
+    scored in, or that of the hypothesis's own file name (editors name languages their own way).
+    """
+    if uri is None:
+        return
+    theirs = _file_language(uri)
+    if theirs in (GENERIC, language, _file_language(hyp_uri)):
+        return
+    if any({theirs, language} <= pair for pair in ALIKE):
+        return
+    name = os.path.basename(to_fs_path(uri) or uri)
+    raise ScoreError(
+        f"{what}: {name} is {theirs} code but the hypothesis is scored as {language}; "
+        "give references in the hypothesis's language"
+    )
 
 
 class AutoReferences:

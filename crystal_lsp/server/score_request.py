@@ -106,11 +106,16 @@ def _language(params: Mapping[str, Any], uri: str | None, text: str, language_id
 
 
 def _reference(
-    ls: CrystalServer, k: int, ref: Mapping[str, Any], language: str, codec: Codec
+    ls: CrystalServer,
+    k: int,
+    ref: Mapping[str, Any],
+    language: str,
+    codec: Codec,
+    hyp_uri: str | None = None,
 ) -> Piece:
     ref_text, ref_uri, _ = _spec_text(ls, ref, f"references[{k}]")
     ref_range = _spec_range(ref)
-    check_same_language(ref_uri, ref_text, language, f"references[{k}]")
+    check_same_language(ref_uri, language, f"references[{k}]", hyp_uri)
     label = ref.get("label") if isinstance(ref.get("label"), str) else None
     return make_piece(
         label or (ref_uri or f"reference {k + 1}"), ref_uri, ref_text, ref_range, language, codec
@@ -148,9 +153,9 @@ async def _score_or_fail(ls: CrystalServer, params: Mapping[str, Any]) -> dict[s
         # too little text to tell: the language most of the folder is written in
         language = _main_language(folder) or language
     hypothesis = make_piece("hypothesis", uri, text, rng, language, codec)
-    searches = region_searches(folder, refs)
+    searches = region_searches(folder, refs, language, uri)
     pieces = [
-        _reference(ls, k, ref, language, codec)
+        _reference(ls, k, ref, language, codec, uri)
         for k, ref in enumerate(refs or [])
         if k not in searches
     ]
