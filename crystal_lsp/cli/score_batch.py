@@ -226,7 +226,7 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
     for key in ("bootstrap", "paired"):
         if not doc[key]:
             del doc[key]
-    per_item = [
+    per_item: list[dict[str, Any]] = [
         {"id": i, **{n: sentence_statistics(s, h, r) for n, s in scorers.items()}}
         for i, h, r in zip(items.ids, hyps, refs)
     ]
