@@ -288,6 +288,8 @@ def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
             raise CrystalError("give --hyp FILE and at least one --ref FILE")
         hyp_path, ref_paths = args.hyp, args.ref
     hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
+    if not args.lang:
+        check_languages(hyp_path, hyp.language, ref_paths)
     refs = [
         tokenize_file(r, args.lang or hyp.language, args.max_bytes, args.keep_comments)
         for r in ref_paths
