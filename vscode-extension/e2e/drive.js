@@ -99,10 +99,28 @@ function writeSettings(patch) {
     });
     const page = ctx.pages()[0] || (await ctx.newPage());
     const external = new Set();
-    ctx.on('request', (r) => {
+    const outside = (r) => {
         const u = new URL(r.url());
-        if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) {
-            external.add(u.origin);
+        return !['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol);
+    };
+    const note = (r, how) => {
+        const origin = new URL(r.url()).origin;
+        if (!external.has(origin)) {
+            log(`request outside localhost (${how}):`, r.url().slice(0, 160));
+        }
+        external.add(origin);
+    };
+    // A webview's resources (the Markdown preview) are requested from
+    // *.vscode-resource.vscode-cdn.net and answered by the webview's service worker from the
+    // local server: only a response that did not come from a service worker left the machine.
+    ctx.on('response', (resp) => {
+        if (outside(resp.request()) && !resp.fromServiceWorker()) {
+            note(resp.request(), 'answered by the network');
+        }
+    });
+    ctx.on('requestfailed', (r) => {
+        if (outside(r)) {
+            note(r, 'failed');
         }
     });
     page.on('pageerror', (e) => log('pageerror:', e.message.slice(0, 200)));

@@ -26,12 +26,12 @@ export class Reports implements vscode.TextDocumentContentProvider, vscode.Dispo
         this.contents.set(uri.toString(), markdown);
         this.changed.fire(uri);
         const doc = await vscode.workspace.openTextDocument(uri);
-        const commands = await vscode.commands.getCommands(true);
-        if (commands.includes('markdown.showPreviewToSide')) {
+        try {
+            // runs (and activates) the built-in Markdown extension; fails when it is disabled
             await vscode.commands.executeCommand('markdown.showPreviewToSide', doc.uri);
-            return;
+        } catch {
+            await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus });
         }
-        await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus });
     }
 
     dispose(): void {
