@@ -19,7 +19,7 @@ export interface ScoreCommandArgs {
 }
 
 interface SourceItem extends vscode.QuickPickItem {
-    id: 'workspace' | 'file' | 'editor' | 'clipboard';
+    id: 'workspace' | 'file' | 'folder' | 'editor' | 'clipboard';
 }
 
 async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs | undefined): Promise<ReferenceChoice | undefined> {
@@ -38,6 +38,7 @@ async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs |
     const items: SourceItem[] = [
         { id: 'workspace', label: '$(search) Best matches in the workspace', detail: 'Compare with the most similar code in the workspace index' },
         { id: 'file', label: '$(file-code) A file…', detail: 'Pick a file; its best-matching regions are the references' },
+        { id: 'folder', label: '$(folder) A folder…', detail: 'Pick a folder of the workspace; its best-matching regions are the references' },
     ];
     if (others.length > 0) {
         items.push({ id: 'editor', label: '$(files) An open editor…', detail: 'Its selection, or the whole document when nothing is selected' });
@@ -62,6 +63,17 @@ async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs |
                 canSelectFolders: false,
                 defaultUri: vscode.workspace.getWorkspaceFolder(editor.document.uri)?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri,
                 openLabel: 'Score against this file',
+            });
+            return picked?.[0] ? { kind: 'file', uri: picked[0].toString() } : undefined;
+        }
+        case 'folder': {
+            const picked = await vscode.window.showOpenDialog({
+                title: 'Reference folder',
+                canSelectMany: false,
+                canSelectFiles: false,
+                canSelectFolders: true,
+                defaultUri: vscode.workspace.getWorkspaceFolder(editor.document.uri)?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri,
+                openLabel: 'Score against this folder',
             });
             return picked?.[0] ? { kind: 'file', uri: picked[0].toString() } : undefined;
         }
