@@ -18,19 +18,22 @@ from crystal_lsp.cli.common import (
     progress_enabled,
     warn,
 )
+from crystal_lsp.cli.disting_pairs import Inputs, pair_inputs
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import Item, load_items
+from crystal_lsp.metric.datasets import load_items
 from crystal_lsp.metric.disting import (
     AGGREGATES,
     EXACT_PAIR_LIMIT,
     PROTOCOLS,
+    SAMPLINGS,
     MetricReport,
     PairSets,
     count_exact_pairs,
     exact_pairs,
     sample_pairs,
 )
+from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.registry import (
     NEEDS_SSET,
     MetricConfig,
@@ -55,7 +58,12 @@ def add_parser(sub: Any) -> None:
         epilog="example:\n  crystal-lsp disting data/gcj_java/items.jsonl.gz --metric bleu,crystalbleu -k 500 --n 1000 --seed 0",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("dataset", metavar="DATASET", help="JSONL dataset (optionally .gz)")
+    p.add_argument(
+        "dataset",
+        metavar="DATASET",
+        help="class-labeled JSONL dataset (optionally .gz), or a pair-labeled folder "
+        "(code.jsonl + pairs.jsonl, or CodeXGLUE BigCloneBench data.jsonl + train/valid/test.txt)",
+    )
     p.add_argument(
         "--metric",
         default="bleu,crystalbleu",
@@ -69,13 +77,7 @@ def add_parser(sub: Any) -> None:
         help="sampled intra- and inter-class pairs each (default: 1000)",
     )
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
-    p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
-    p.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        default="pairs",
-        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
-    )
+    _add_sampling(p)
     p.add_argument(
         "--aggregate",
         choices=AGGREGATES,
@@ -100,6 +102,24 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+def _add_sampling(p: argparse.ArgumentParser) -> None:
+    """Which pairs are scored: all, or sampled by a protocol."""
+    p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
+    p.add_argument(
+        "--pair-sampling",
+        choices=SAMPLINGS,
+        default="class",
+        help="class (default, the reference protocol): classes chosen uniformly, then programs; "
+        "uniform: uniformly over all pairs (large classes dominate)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="pairs",
+        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
+    )
+
+
 def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, seed: int) -> PairSets:
     if args.exact:
         intra, inter = count_exact_pairs(classes, indices)
@@ -109,7 +129,7 @@ def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, see
                 f"--exact would score {total:,} pairs (limit {EXACT_PAIR_LIMIT:,}); sample with --n"
             )
         return exact_pairs(classes, indices, args.protocol)
-    return sample_pairs(classes, indices, args.n, seed, args.protocol)
+    return sample_pairs(classes, indices, args.n, seed, args.protocol, args.pair_sampling)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,12 +138,10 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, steps)
 
 
-def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
-    metrics = parse_metric_list(args.metric)
-    smoothing = Smoothing.parse(args.smoothing)
+def _class_inputs(args: argparse.Namespace) -> Inputs:
+    """A class-labeled JSONL set: pairs sampled (or all) from its classes."""
     items = load_items(args.dataset)
-    lexer = _lexer(args, items)
-    language = canonical_name(lexer)
+    _lexer(args, [it.lang for it in items])
     classes = [it.cls for it in items]
     train_idx = [i for i, it in enumerate(items) if it.split == "train"]
     test_idx = [i for i, it in enumerate(items) if it.split == "test"]
@@ -135,12 +153,46 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     )
     if train is None:
         warn("the train split has fewer than two classes: no threshold classifier")
+    short: dict[str, int] = {}
+    for split, pairs in (("test", test), ("train", train)):
+        for kind, got in (
+            ("intra", pairs.intra if pairs else []),
+            ("inter", pairs.inter if pairs else []),
+        ):
+            if pairs is not None and not args.exact and len(got) < args.n:
+                short[f"{kind}-class {split} pairs fewer than --n (all distinct ones taken)"] = (
+                    args.n - len(got)
+                )
+    mode = f"{args.protocol} protocol"
+    if not args.exact and args.protocol == "pairs":
+        mode += ", class-balanced" if args.pair_sampling == "class" else ", uniform over pairs"
+    return Inputs(
+        [it.id for it in items],
+        [it.code for it in items],
+        [it.lang for it in items],
+        test,
+        train,
+        train_idx,
+        f"{len(items):,} items ({len(train_idx):,} train / {len(test_idx):,} test)",
+        short,
+        len(test_idx),
+        mode,
+    )
+
+
+def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
+    metrics = parse_metric_list(args.metric)
+    smoothing = Smoothing.parse(args.smoothing)
+    inputs = pair_inputs(args) if layout_of(args.dataset) else _class_inputs(args)
+    lexer = _lexer(args, inputs.langs)
+    language = canonical_name(lexer)
+    test, train, train_idx = inputs.test, inputs.train, inputs.train_idx
     needs_sset = any(m in NEEDS_SSET for m in metrics)
     order = _used_items(test, train, train_idx if needs_sset and not args.sset else [])
     enabled = progress_enabled(args)
     with progress_bar(len(order), "tokenizing", enabled) as update:
         streams = steps.tokenize_many(
-            [(items[i].id, items[i].code, language) for i in order],
+            [(inputs.ids[i], inputs.codes[i], language) for i in order],
             processes=args.jobs,
             keep_comments=args.keep_comments,
             progress=update,
@@ -148,19 +200,20 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     tokens = dict(zip(order, streams))
     sset = _sset(args, steps, tokens, train_idx, language, lexer) if needs_sset else None
     prepared = [
-        PreparedItem(items[i].code, tokens[i]) if i in tokens else None for i in range(len(items))
+        PreparedItem(inputs.codes[i], tokens[i]) if i in tokens else None
+        for i in range(len(inputs.codes))
     ]
     config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
     reports = [
         _evaluate(args, steps, name, config, prepared, test, train, enabled) for name in metrics
     ]
-    _print(args, reports, language, len(items), len(test_idx), len(train_idx), sset)
+    _print(args, reports, language, inputs, sset)
     return 0
 
 
-def _lexer(args: argparse.Namespace, items: list[Item]) -> Lexer:
+def _lexer(args: argparse.Namespace, item_langs: list[str]) -> Lexer:
     """The lexer of ``--lang``, else of the one language all items are written in."""
-    langs = {it.lang for it in items if it.lang}
+    langs = {lang for lang in item_langs if lang}
     language = args.lang or (langs.pop() if len(langs) == 1 else None)
     if language is None:
         raise CrystalError("the dataset mixes languages or has none; choose one with --lang")
@@ -231,9 +284,7 @@ def _print(
     args: argparse.Namespace,
     reports: list[Any],
     language: str,
-    n_items: int,
-    n_test: int,
-    n_train: int,
+    inputs: Inputs,
     sset: TriviallySharedSet | None,
 ) -> None:
     if args.format == "json":
@@ -241,10 +292,13 @@ def _print(
             {
                 "dataset": args.dataset,
                 "language": language,
-                "items": n_items,
-                "test_items": n_test,
-                "train_items": n_train,
+                "items": len(inputs.codes),
+                "train_items": len(inputs.train_idx),
+                "test_items": inputs.test_items,
+                "description": inputs.description,
+                "left_out": inputs.left_out,
                 "protocol": args.protocol,
+                "pair_sampling": args.pair_sampling,
                 "aggregate": args.aggregate,
                 "exact": args.exact,
                 "n": None if args.exact else args.n,
@@ -257,10 +311,12 @@ def _print(
         return
     mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
     print(
-        f"{args.dataset}: {n_items:,} items ({n_train:,} train / {n_test:,} test), {language}, "
-        f"{args.protocol} protocol, {mode}, {args.aggregate} aggregate"
+        f"{args.dataset}: {inputs.description}, {language}, {inputs.mode}, {mode}, "
+        f"{args.aggregate} aggregate"
     )
-    header = f"{'metric':<16}{'intra':>8}{'inter':>9}{'disting':>9}{'AUC':>7}{'thresh':>8}{'acc':>7}{'prec':>7}{'rec':>7}{'F1':>7}{'sec':>7}"
+    if inputs.left_out:
+        print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in inputs.left_out.items()))
+    header = f"{'metric':<16}{'intra':>8}{'inter':>9}{'disting':>9}{'AUC':>7}{'thresh':>8}{'acc':>7}{'prec':>7}{'rec':>7}{'F1':>7}{'sec':>7}{'cpu':>7}"
     print(header)
     for r in reports:
         c = r.classifier
@@ -271,7 +327,11 @@ def _print(
         )
         print(
             f"{r.metric:<16}{r.intra_mean:>8.4f}{r.inter_mean:>9.5f}{_fmt(r.distinguishability):>9}"
-            f"{r.auc:>7.3f}{cls}{r.seconds:>7.1f}"
+            f"{r.auc:>7.3f}{cls}{r.seconds:>7.1f}{r.cpu_seconds:>7.1f}"
         )
     for r in reports:
         print(f"  {r.signature}")
+        levels = r.extra.get("levels")
+        if levels:
+            shares = ", ".join(f"{k} {v:.1%}" for k, v in levels.items())
+            print(f"    levels scored: {shares} of {r.extra['level_pairs']:,} pairs")

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from crystal_lsp.cli.common import add_format, add_progress, emit_json, read_code, tokenize_file
+from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.metric.statistics import sentence_statistics
+from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
-from crystal_lsp.text.tokens import lex
-
-LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
 
 
 def add_parser(sub: Any) -> None:
@@ -35,6 +33,7 @@ def add_parser(sub: Any) -> None:
     )
     _add_inputs(p)
     _add_metric_options(p)
+    add_options(p)
     p.add_argument(
         "--sentences",
         action="store_true",
@@ -63,6 +62,18 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--jsonl",
         metavar="FILE",
         help='corpus mode: JSONL lines {"hypothesis": str, "references": [str, ...]}',
+    )
+    p.add_argument(
+        "--against",
+        metavar="PATH",
+        help="find the references: the regions of this repository, folder or file that the "
+        "hypothesis aligns with best (listed with their scores)",
+    )
+    p.add_argument(
+        "--keep",
+        type=int,
+        default=3,
+        help="with --against: how many best regions become references (default: 3)",
     )
     p.add_argument("--example", action="store_true", help="score the paper's Fig. 1 Java example")
     p.add_argument(
@@ -111,59 +122,6 @@ def _example_paths() -> tuple[str, list[str], str]:
     )
 
 
-def _load_pairs(
-    args: argparse.Namespace, language: str | None
-) -> tuple[list[Any], list[list[Any]], str, list[str]]:
-    """Tokenized hypotheses, references, the language and the pair labels."""
-    lexer_source = ""
-    if args.jsonl:
-        hyps_text, refs_text = [], []
-        text = read_code(args.jsonl, 0)
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                hyp = row.get("hypothesis", row.get("hyp"))
-                refs = row.get("references", row.get("refs"))
-                if refs is None and "reference" in row:
-                    refs = [row["reference"]]
-                if (
-                    not isinstance(hyp, str)
-                    or not isinstance(refs, list)
-                    or not all(isinstance(r, str) for r in refs)
-                ):
-                    raise TypeError(
-                        "needs a string 'hypothesis' and a list of strings 'references'"
-                    )
-            except (json.JSONDecodeError, TypeError, AttributeError) as exc:
-                raise CrystalError(f"{args.jsonl}:{lineno}: bad pair line ({exc})") from None
-            hyps_text.append(hyp)
-            refs_text.append(refs)
-        labels = [f"{args.jsonl}:{i}" for i in range(1, len(hyps_text) + 1)]
-        lexer_source = hyps_text[0] if hyps_text else ""
-    else:
-        hyp_lines = read_code(args.hyp, 0).splitlines()
-        ref_lines = [read_code(r, 0).splitlines() for r in args.ref]
-        for path, lines in zip(args.ref, ref_lines):
-            if len(lines) != len(hyp_lines):
-                raise CrystalError(
-                    f"{path} has {len(lines)} lines but {args.hyp} has {len(hyp_lines)}"
-                )
-        hyps_text = hyp_lines
-        refs_text = [list(group) for group in zip(*ref_lines)]
-        labels = [f"{args.hyp}:{i}" for i in range(1, len(hyps_text) + 1)]
-        lexer_source = "\n".join(hyp_lines[:200])
-    if not hyps_text:
-        raise CrystalError("no pairs to score (the input is empty)")
-    if any(not refs for refs in refs_text):
-        raise CrystalError("every hypothesis needs at least one reference")
-    lexer = resolve_lexer(language, args.hyp if not args.jsonl else None, lexer_source)
-    hyps = [lex(h, lexer, keep_comments=args.keep_comments) for h in hyps_text]
-    refs = [[lex(r, lexer, keep_comments=args.keep_comments) for r in group] for group in refs_text]
-    return hyps, refs, canonical_name(lexer), labels
-
-
 def run(args: argparse.Namespace) -> int:
     from crystal_lsp.metric.registry import parse_metric_list
 
@@ -178,54 +136,30 @@ def run(args: argparse.Namespace) -> int:
         hyp_path, ref_paths, other = _example_paths()
         args.lang = args.lang or "java"
         return _score_files(args, metrics, smoothing, [(hyp_path, ref_paths), (other, ref_paths)])
-    corpus_mode = args.lines or bool(args.jsonl)
-    if args.jsonl:
-        if args.hyp or args.ref:
-            raise CrystalError("--jsonl replaces --hyp and --ref")
+    if args.against:
+        if args.ref or args.lines or args.jsonl or not args.hyp:
+            raise CrystalError("--against takes --hyp FILE and no --ref, --lines or --jsonl")
+        return _score_against(args, metrics, smoothing)
+    corpus_mode = args.lines or bool(args.jsonl) or bool(args.hyp_dir)
+    if args.jsonl or args.hyp_dir:
+        if args.hyp or args.ref or (args.jsonl and args.hyp_dir):
+            raise CrystalError("--jsonl replaces --hyp and --ref (and so does --hyp-dir)")
     elif not args.hyp or not args.ref:
-        raise CrystalError("give --hyp FILE and at least one --ref FILE (or --jsonl, or --example)")
+        raise CrystalError(
+            "give --hyp FILE and at least one --ref FILE (or --against, --jsonl, --hyp-dir "
+            "or --example)"
+        )
     if not corpus_mode:
+        if args.baseline or args.bootstrap or args.per_item:
+            raise CrystalError("--baseline, --bootstrap and --per-item need a corpus mode")
         return _score_files(args, metrics, smoothing, [(args.hyp, args.ref)])
-    hyps, refs, language, labels = _load_pairs(args, args.lang)
-    scorers = _scorers(args, metrics, smoothing, language)
-    doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
-    for name, scorer in scorers.items():
-        doc[name] = scorer.corpus_score(hyps, refs)
-        doc["signatures"][name] = str(scorer.signature)
-    if args.sentences:
-        doc["sentences"] = [
-            {"pair": label, **{name: s.sentence_score(h, r) for name, s in scorers.items()}}
-            for label, h, r in zip(labels, hyps, refs)
-        ]
-    if args.format == "json":
-        emit_json(doc)
-        return 0
-    print(f"corpus of {len(hyps)} pairs ({language})")
-    for name, scorer in scorers.items():
-        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
-    for row in doc.get("sentences", []):
-        print(f"{row['pair']}: " + "  ".join(f"{LABELS[n]} {row[n]:.4f}" for n in scorers))
-    return 0
+    return run_corpus(args, metrics, smoothing)
 
 
 def _scorers(
     args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing, language: str
 ) -> dict[str, CrystalBLEU]:
-    sset = None
-    if any(m in NEEDS_SSET for m in metrics):
-        sset = load_or_build_sset(args, language)
-    out = {}
-    for name in metrics:
-        variant = "weight" if name == "crystalbleu-if" else "remove"
-        out[name] = CrystalBLEU(
-            sset if name in NEEDS_SSET else None,
-            variant=variant,
-            max_n=args.max_n,
-            smoothing=smoothing,
-            language=language,
-            comments=args.keep_comments,
-        )
-    return out
+    return make_scorers(args, metrics, smoothing, language)
 
 
 def _score_files(
@@ -239,6 +173,8 @@ def _score_files(
     for hyp_path, ref_paths in jobs:
         hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
         language = args.lang or hyp.language
+        if not args.lang:
+            check_languages(hyp_path, hyp.language, ref_paths)
         refs = [tokenize_file(r, language, args.max_bytes, args.keep_comments) for r in ref_paths]
         if scorers is None:
             scorers = _scorers(args, metrics, smoothing, hyp.language)
@@ -247,7 +183,9 @@ def _score_files(
             "references": ref_paths,
             "language": hyp.language,
         }
-        row.update({name: s.sentence_score(hyp, refs) for name, s in scorers.items()})
+        stats = {name: sentence_statistics(s, hyp, refs) for name, s in scorers.items()}
+        row.update({name: st.score for name, st in stats.items()})
+        row["statistics"] = {name: st.to_json() for name, st in stats.items()}
         row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
         results.append(row)
     assert scorers is not None
@@ -259,6 +197,77 @@ def _score_files(
         print(f"{row['hypothesis']}  vs  {refs_text}")
         for name in scorers:
             print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
+            print(f"  {'':<15}{_line(row['statistics'][name])}")
+    return 0
+
+
+def _line(stats: dict[str, Any]) -> str:
+    from crystal_lsp.metric.statistics import Statistics
+
+    return Statistics(
+        stats["score"],
+        tuple(stats["matches"]),
+        tuple(stats["totals"]),
+        stats["hypLen"],
+        stats["refLen"],
+    ).line()
+
+
+def check_languages(hyp_path: str, language: str, ref_paths: Sequence[str]) -> None:
+    """Refuse references whose file names say another language than the hypothesis's."""
+    for path in ref_paths:
+        theirs = canonical_name(resolve_lexer(None, path, "", guess=False))
+        if theirs not in (language, GENERIC) and {theirs, language} != {"c", "cpp"}:
+            raise CrystalError(
+                f"{path} is {theirs} but {hyp_path} is {language}: "
+                "give --lang to score both as one language"
+            )
+
+
+def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing) -> int:
+    """``--against PATH``: the best regions of PATH are the references."""
+    from crystal_lsp.cli.score_against import find_references
+
+    hyp = tokenize_file(args.hyp, args.lang, args.max_bytes, args.keep_comments)
+    code = read_code(args.hyp, args.max_bytes)
+    sset = (
+        load_or_build_sset(args, hyp.language)
+        if getattr(args, "sset", None) or getattr(args, "corpus", None)
+        else None
+    )
+    found = find_references(args, hyp, code, hyp.language, sset)
+    scorers = {
+        name: CrystalBLEU(
+            found.sset if name in NEEDS_SSET else None,
+            variant="weight" if name == "crystalbleu-if" else "remove",
+            max_n=args.max_n,
+            smoothing=smoothing,
+            language=hyp.language,
+            comments=args.keep_comments,
+        )
+        for name in metrics
+    }
+    row: dict[str, Any] = {
+        "hypothesis": args.hyp,
+        "against": args.against,
+        "language": hyp.language,
+    }
+    row["references"] = found.to_json()
+    for name, scorer in scorers.items():
+        row[name] = scorer.sentence_score(hyp, found.references) if found.references else 0.0
+    row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
+    if args.format == "json":
+        emit_json(row)
+        return 0
+    print(f"{args.hyp}  vs  the {len(found.labels)} best regions of {args.against}")
+    for label, value in zip(found.labels, found.scores):
+        print(f"  reference {label}  (CrystalBLEU {value:.4f})")
+    if not found.labels:
+        print("  no region aligns with the hypothesis: every score is 0")
+    left = ", ".join(f"{n} {reason}" for reason, n in found.left_out.items())
+    print(f"  {found.aligned} regions aligned" + (f"; left out: {left}" if left else ""))
+    for name in scorers:
+        print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
     return 0
 
 
@@ -279,6 +288,8 @@ def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
             raise CrystalError("give --hyp FILE and at least one --ref FILE")
         hyp_path, ref_paths = args.hyp, args.ref
     hyp = tokenize_file(hyp_path, args.lang, args.max_bytes, args.keep_comments)
+    if not args.lang:
+        check_languages(hyp_path, hyp.language, ref_paths)
     refs = [
         tokenize_file(r, args.lang or hyp.language, args.max_bytes, args.keep_comments)
         for r in ref_paths

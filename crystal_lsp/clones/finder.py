@@ -185,6 +185,10 @@ class CloneFinder:
             found = found.postings
         return state.refs, state.metas, found
 
+    def workset(self, language: str) -> Workset:
+        """The files of a search of ``language``: those on disk and the index's overrides."""
+        return Workset.of(self, self._state(language, None), language)
+
     def save_scores(self) -> int:
         """Add the pair scores computed so far to those full scans keep; returns how many."""
         saved = 0

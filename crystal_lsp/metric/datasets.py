@@ -31,7 +31,8 @@ class Item:
     split: str = ""
 
 
-def _open_text(path: str) -> io.TextIOBase:
+def open_text(path: str) -> io.TextIOBase:
+    """A text file, gunzipped when it is gzip (one-line error when it cannot be read)."""
     try:
         raw = open(path, "rb")
     except OSError as exc:
@@ -44,7 +45,7 @@ def _open_text(path: str) -> io.TextIOBase:
 def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
     """Stream the items of a JSONL dataset, with one-line errors naming the bad line."""
     name = os.fspath(path)
-    with _open_text(name) as fh:
+    with open_text(name) as fh:
         try:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():

@@ -3,9 +3,9 @@
 Pairs are ``(hypothesis, references)`` of item indices.
 
 * ``pairs`` protocol (default): one reference per pair. *Exact* uses every ordered intra-class
-  pair and every ordered inter-class pair; *sampled* draws ``n`` of each with a seeded RNG
-  (intra-class pairs uniformly over all intra-class pairs, inter-class ones uniformly over all
-  inter-class pairs).
+  pair and every ordered inter-class pair; *sampled* draws ``n`` of each with a seeded RNG,
+  class-balanced by default (the reference protocol of the shared datasets: classes chosen
+  uniformly, then programs; see :func:`sample_pairs`), or uniformly over all pairs.
 * ``classwise`` protocol: Definition 3.1 literally. Intra: each item against all other items of
   its class as references; inter: each item against every other class as references (sampled:
   ``n`` of each).
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -35,6 +35,7 @@ from crystal_lsp.metric.registry import PairMetric
 
 Pair = tuple[int, tuple[int, ...]]
 PROTOCOLS = ("pairs", "classwise")
+SAMPLINGS = ("class", "uniform")
 AGGREGATES = ("mean", "corpus")
 EXACT_PAIR_LIMIT = 20_000_000
 
@@ -90,9 +91,23 @@ def exact_pairs(
 
 
 def sample_pairs(
-    classes: Sequence[str], indices: Sequence[int], n: int, seed: int, protocol: str = "pairs"
+    classes: Sequence[str],
+    indices: Sequence[int],
+    n: int,
+    seed: int,
+    protocol: str = "pairs",
+    sampling: str = "class",
 ) -> PairSets:
-    """``n`` intra- and ``n`` inter-class pairs drawn with a seeded RNG."""
+    """``n`` intra- and ``n`` inter-class pairs drawn with a seeded RNG.
+
+    ``sampling="class"`` (the reference protocol of the shared datasets): an intra-class pair
+    picks a class uniformly among those with two items or more, then two distinct items of it;
+    an inter-class pair picks two distinct classes uniformly, then one item of each; pairs are
+    distinct and unordered (fewer than ``n`` when fewer exist). ``"uniform"``: uniformly over all
+    intra-class pairs (large classes dominate) and over all inter-class pairs.
+    """
+    if sampling not in SAMPLINGS:
+        raise CrystalError(f"unknown pair sampling {sampling!r} (use class or uniform)")
     rng = random.Random(seed)
     groups = _by_class(classes, indices)
     multi = [(cls, m) for cls, m in groups.items() if len(m) >= 2]
@@ -100,21 +115,13 @@ def sample_pairs(
         raise CrystalError("no class has two items: there are no intra-class pairs")
     if len(groups) < 2:
         raise CrystalError("all items are in one class: there are no inter-class pairs")
+    if protocol == "classwise":
+        return _classwise_sample(rng, groups, multi, classes, list(indices), n)
+    if sampling == "class":
+        return _class_balanced(rng, groups, multi, n)
     pool = list(indices)
     intra: list[Pair] = []
     inter: list[Pair] = []
-    if protocol == "classwise":
-        weights = [len(m) for _, m in multi]
-        for _ in range(n):
-            _, members = rng.choices(multi, weights=weights)[0]
-            a = rng.choice(members)
-            intra.append((a, tuple(m for m in members if m != a)))
-        names = list(groups)
-        for _ in range(n):
-            a = rng.choice(pool)
-            other = rng.choice([c for c in names if c != classes[a]])
-            inter.append((a, tuple(groups[other])))
-        return PairSets(intra, inter)
     weights = [len(m) * (len(m) - 1) for _, m in multi]
     for _ in range(n):
         _, members = rng.choices(multi, weights=weights)[0]
@@ -124,6 +131,65 @@ def sample_pairs(
         a, b = rng.choice(pool), rng.choice(pool)
         if classes[a] != classes[b]:
             inter.append((a, (b,)))
+    return PairSets(intra, inter)
+
+
+def _class_balanced(
+    rng: random.Random,
+    groups: dict[str, list[int]],
+    multi: list[tuple[str, list[int]]],
+    n: int,
+) -> PairSets:
+    """Class-balanced, distinct, unordered pairs (see :func:`sample_pairs`)."""
+    intra_possible = sum(len(m) * (len(m) - 1) // 2 for _, m in multi)
+    sizes = [len(m) for m in groups.values()]
+    inter_possible = (sum(sizes) ** 2 - sum(x * x for x in sizes)) // 2
+
+    def draw(limit: int, one: Callable[[], tuple[int, int]]) -> list[Pair]:
+        seen: set[tuple[int, int]] = set()
+        out: list[Pair] = []
+        while len(out) < min(n, limit):
+            a, b = one()
+            key = (a, b) if a < b else (b, a)
+            if key not in seen:
+                seen.add(key)
+                out.append((a, (b,)))
+        return out
+
+    def intra_pair() -> tuple[int, int]:
+        _, members = rng.choice(multi)
+        a, b = rng.sample(members, 2)
+        return a, b
+
+    names = list(groups)
+
+    def inter_pair() -> tuple[int, int]:
+        x, y = rng.sample(names, 2)
+        return rng.choice(groups[x]), rng.choice(groups[y])
+
+    return PairSets(draw(intra_possible, intra_pair), draw(inter_possible, inter_pair))
+
+
+def _classwise_sample(
+    rng: random.Random,
+    groups: dict[str, list[int]],
+    multi: list[tuple[str, list[int]]],
+    classes: Sequence[str],
+    pool: list[int],
+    n: int,
+) -> PairSets:
+    intra: list[Pair] = []
+    inter: list[Pair] = []
+    weights = [len(m) for _, m in multi]
+    for _ in range(n):
+        _, members = rng.choices(multi, weights=weights)[0]
+        a = rng.choice(members)
+        intra.append((a, tuple(m for m in members if m != a)))
+    names = list(groups)
+    for _ in range(n):
+        a = rng.choice(pool)
+        other = rng.choice([c for c in names if c != classes[a]])
+        inter.append((a, tuple(groups[other])))
     return PairSets(intra, inter)
 
 
@@ -195,6 +261,8 @@ class MetricReport:
     test_pairs: tuple[int, int]
     train_pairs: tuple[int, int]
     seconds: float
+    cpu_seconds: float = 0.0
+    """CPU time of this process spent scoring (the engine's workers not included)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -215,12 +283,16 @@ def evaluate_metric(
     """Score all pairs with one (prepared) metric and summarise."""
     if aggregate not in AGGREGATES:
         raise CrystalError(f"unknown aggregate {aggregate!r} (use mean or corpus)")
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    levels: Counter[str] = Counter()
 
     def run(pairs: list[Pair]) -> list[float]:
         out = []
         for index, (hyp, refs) in enumerate(pairs, 1):
             out.append(metric.score(hyp, refs))
+            details = getattr(metric, "last_details", None)
+            if isinstance(details, dict) and "level" in details:
+                levels[str(details["level"])] += 1
             if progress is not None and index % 256 == 0:
                 progress(256)
         if progress is not None:
@@ -251,4 +323,14 @@ def evaluate_metric(
         test_pairs=(len(test.intra), len(test.inter)),
         train_pairs=train_sizes,
         seconds=time.perf_counter() - started,
+        cpu_seconds=time.process_time() - cpu_started,
+        extra=level_shares(levels),
     )
+
+
+def level_shares(levels: Counter[str]) -> dict[str, Any]:
+    """The share of scored pairs each RUBY level gave (empty for metrics without levels)."""
+    total = sum(levels.values())
+    if not total:
+        return {}
+    return {"levels": {k: levels[k] / total for k in sorted(levels)}, "level_pairs": total}

@@ -31,7 +31,7 @@ from crystal_lsp.server.protocol import (
     StreamReaderAdapter,
     serve,
 )
-from crystal_lsp.server.scoring import AutoReferences
+from crystal_lsp.server.references import AutoReferences
 from crystal_lsp.server.watching import DiskWatcher
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.version import __version__

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
 
 from crystal_lsp.server import score_request
 from crystal_lsp.server.actions import SHOW_DOCUMENT, code_actions
@@ -76,7 +77,8 @@ def initialize(ls: CrystalServer, params: types.InitializeParams) -> None:
     if isinstance(options, dict):
         # {"settings": {...}}, or {"crystalLsp": {...}} as Helix sends its `config`
         settings = options.get("settings", options.get(SECTION))
-    if options is not None and not isinstance(options, dict):
+    # an empty Lua table arrives as [] (Neovim): no options, not a mistake
+    if options is not None and options != [] and not isinstance(options, dict):
         ls.tell_once("initializationOptions must be an object; ignored")
     ls.configuration.init_settings = settings
 
@@ -226,7 +228,16 @@ async def show_document(ls: CrystalServer, *args: Any) -> Any:
     except ScoreError as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
     if not ls.caps("window", "show_document", "support"):
-        return {"uri": args[0], "range": args[1], "shown": False}
+        # no window/showDocument (Neovim 0.7): say where it is, as a message the user can read
+        fs_path = to_fs_path(args[0])
+        where, _ = ls.folders.folder_for(args[0]).display_path(args[0], fs_path)
+        place = f"{where}:{selection.start.line + 1}"
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info, message=f"crystal: the other copy is at {place}"
+            )
+        )
+        return {"uri": args[0], "range": args[1], "shown": False, "location": place}
     shown = await ls.window_show_document_async(
         types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
     )

@@ -79,8 +79,10 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
                 "",
             ]
     lines += [
-        "similarity: CrystalBLEU of the normalized view (identifiers and literals abstracted), "
-        "lower direction; CrystalBLEU and BLEU on the raw tokens.",
+        "*similarity* (what `crystalLsp.threshold` is compared with): CrystalBLEU of the "
+        "normalized view (identifiers and literals abstracted), lower direction; *CrystalBLEU* "
+        "and *BLEU*: the raw tokens, so a renamed copy keeps a high similarity and a lower "
+        "CrystalBLEU.",
         "",
         f"`{signature_of(folder, result.language)}`",
     ]

@@ -16,6 +16,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.positions import Codec, TextIndex
+from crystal_lsp.server.references import check_same_language, region_searches
 from crystal_lsp.server.scoring import (
     Piece,
     ScoreError,
@@ -123,10 +124,16 @@ def _language(params: Mapping[str, Any], uri: str | None, text: str, language_id
 
 
 def _reference(
-    ls: CrystalServer, k: int, ref: Mapping[str, Any], language: str, codec: Codec
+    ls: CrystalServer,
+    k: int,
+    ref: Mapping[str, Any],
+    language: str,
+    codec: Codec,
+    hyp_uri: str | None = None,
 ) -> Piece:
     ref_text, ref_uri, _ = _spec_text(ls, ref, f"references[{k}]")
     ref_range = _spec_range(ref)
+    check_same_language(ref_uri, language, f"references[{k}]", hyp_uri)
     label = ref.get("label") if isinstance(ref.get("label"), str) else None
     return make_piece(
         label or (ref_uri or f"reference {k + 1}"), ref_uri, ref_text, ref_range, language, codec
@@ -164,17 +171,26 @@ async def _score_or_fail(ls: CrystalServer, params: Mapping[str, Any]) -> dict[s
         # too little text to tell: the language most of the folder is written in
         language = _main_language(folder) or language
     hypothesis = make_piece("hypothesis", uri, text, rng, language, codec)
-    pieces = [_reference(ls, k, ref, language, codec) for k, ref in enumerate(refs or [])]
-    skip = _own_lines(folder, uri, text, rng, codec) if uri is not None and refs is None else None
+    searches = region_searches(folder, refs, language, uri)
+    pieces = [
+        _reference(ls, k, ref, language, codec, uri)
+        for k, ref in enumerate(refs or [])
+        if k not in searches
+    ]
+    skip = _own_lines(folder, uri, text, rng, codec) if uri is not None else None
 
     def work() -> dict[str, Any]:
         started = time.perf_counter()
         sset = sset_for(folder, language)
-        references = pieces
-        if refs is None:
-            crystal = ls.auto.metric(folder, language, sset)
-            references = ls.auto.find(folder, language, hypothesis, crystal, skip, codec)
+        references, notes = list(pieces), []
+        crystal = ls.auto.metric(folder, language, sset)
+        for within in searches.values() if refs is not None else [None]:
+            found, note = ls.auto.find(folder, language, hypothesis, crystal, skip, codec, within)
+            references += found
+            notes.append({**note, "within": within.name if within is not None else "workspace"})
         result = score_pieces(hypothesis, references, sset, folder, language, metrics)
+        if notes:
+            result["referenceSearch"] = notes
         log.debug("scored in %.1f ms", (time.perf_counter() - started) * 1000)
         return result
 

@@ -3,8 +3,8 @@
 Scores are sentence-level, corpus-free: the hypothesis against all references together
 (multi-reference BLEU, NLTK semantics), CrystalBLEU with the S set of the workspace for the
 language (the bundled set, or none, when the workspace has no code in that language). References
-are texts, document ranges, whole files, or ``"auto"``: the workspace snippets that the clone
-finder's retrieval ranks first (most shared non-trivial shingles), scored, best three kept.
+are texts, document ranges, files or folders (their best-aligned regions, or a whole file when
+asked), or ``"auto"``: the best-aligned regions of the workspace (:mod:`.references`).
 """
 
 from __future__ import annotations
@@ -14,28 +14,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from lsprotocol import types
 
-from crystal_lsp.clones.retrieval import Postings
-from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
 from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset
+from crystal_lsp.metric.statistics import sentence_statistics
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
-from crystal_lsp.text.entries import OK, SnippetMeta
-from crystal_lsp.text.fingerprints import U64, shingles
+from crystal_lsp.text.entries import OK
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
-from crystal_lsp.text.snippets import DATA
 from crystal_lsp.text.tokens import Tokens, lex
-from crystal_lsp.text.views import categories, normalized
+from crystal_lsp.text.views import categories
 
 log = logging.getLogger(__name__)
 
-AUTO_CANDIDATES = 20
-AUTO_KEEP = 3
 MAX_MATCHES = 200
 
 
@@ -156,118 +150,6 @@ def sset_for(folder: Folder | None, language: str) -> TriviallySharedSet:
     return TriviallySharedSet({}, k=0, language=language)
 
 
-class AutoReferences:
-    """Best-matching workspace snippets for a hypothesis (cached retrieval per index state)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, tuple[Any, Postings, list[tuple[str, SnippetMeta]]]] = {}
-        self._metrics: dict[tuple[str, str, int, str], CrystalBLEU] = {}
-
-    def metric(self, folder: Folder, language: str, sset: TriviallySharedSet) -> CrystalBLEU:
-        """A long-lived CrystalBLEU for ranking candidates (it caches their n-gram profiles)."""
-        config = folder.config
-        key = (sset.fingerprint(), config.smoothing, config.max_n, language)
-        metric = self._metrics.get(key)
-        if metric is None:
-            if len(self._metrics) > 8:
-                self._metrics.clear()
-            metric = self._metrics[key] = CrystalBLEU(
-                sset, max_n=config.max_n, smoothing=config.smoothing_spec, language=language
-            )
-        return metric
-
-    def _postings(
-        self, folder: Folder, language: str
-    ) -> tuple[Postings, list[tuple[str, SnippetMeta]]]:
-        index = folder.index
-        files = sorted(
-            (p, s)
-            for p, s in index.files.items()
-            if s.entry.language == language and s.entry.status == OK and not s.override
-        )
-        sets = index.sets(language)
-        key = (sets.fingerprint, tuple((p, s.sha) for p, s in files))
-        cached = self._cache.get(language)
-        if cached is not None and cached[0] == key:
-            return cached[1], cached[2]
-        refs: list[tuple[str, SnippetMeta]] = []
-        arrays: list[U64] = []
-        for path, state in files:
-            for i, meta in enumerate(state.entry.snippets):
-                if meta.suppressed or (meta.kind == DATA and not folder.config.report_data):
-                    continue
-                refs.append((path, meta))
-                arrays.append(state.entry.shingles[i])
-        similarity = Similarity.of(sets.raw, sets.norm, folder.config, language)
-        postings = similarity.retriever(arrays, folder.config.max_df)
-        self._cache[language] = (key, postings, refs)
-        return postings, refs
-
-    def find(
-        self,
-        folder: Folder,
-        language: str,
-        hypothesis: Piece,
-        crystal: CrystalBLEU,
-        skip: tuple[str, int, int] | None,
-        codec: Codec | None,
-    ) -> list[Piece]:
-        """The ``AUTO_KEEP`` best references (worker thread)."""
-        if not hypothesis.tokens or not any(
-            s.entry.language == language and not s.override for s in folder.index.files.values()
-        ):
-            return []
-        postings, refs = self._postings(folder, language)
-        query = shingles(normalized(hypothesis.tokens, hypothesis.cats))
-        owners, _ = postings.query(query, 0.0, AUTO_CANDIDATES * 2)
-        scored: list[tuple[float, str, SnippetMeta]] = []
-        hyp_profile = crystal.profile(hypothesis.tokens)
-        for owner in np.asarray(owners).tolist():
-            path, meta = refs[owner]
-            if (
-                skip is not None
-                and path == skip[0]
-                and meta.first_line <= skip[2]
-                and skip[1] <= meta.last_line
-            ):
-                continue
-            texts = folder.index.heavy(path).texts[meta.start : meta.end]
-            value = crystal.score_profiles(
-                hyp_profile,
-                [crystal.profile(texts)],
-                hypothesis=hypothesis.tokens,
-                references=[texts],
-            )
-            scored.append((value, path, meta))
-            if len(scored) >= AUTO_CANDIDATES:
-                break
-        scored.sort(key=lambda x: (-x[0], x[1], x[2].first_line))
-        return [_reference(folder, path, meta, codec) for _, path, meta in scored[:AUTO_KEEP]]
-
-
-def _reference(folder: Folder, path: str, meta: SnippetMeta, codec: Codec | None) -> Piece:
-    """An indexed snippet as a scored reference."""
-    heavy = folder.index.heavy(path)
-    text = folder.text_of(path) or ""
-    index = TextIndex(text, codec)
-    rng = index.range(meta.first_line, meta.first_col, meta.last_line, meta.last_col)
-    what = f"{meta.kind} {meta.name}".strip()
-    tokens = heavy.texts[meta.start : meta.end]
-    starts = heavy.starts[meta.start : meta.end]
-    return Piece(
-        f"{path}:{meta.first_line} ({what})",
-        folder.uri_of(path),
-        text,
-        starts[0],
-        starts[-1] + len(tokens[-1]),
-        rng,
-        tokens,
-        starts,
-        heavy.cats[meta.start : meta.end],
-        index,
-    )
-
-
 def matches(
     hypothesis: Piece, references: Sequence[Piece], ignore: frozenset[tuple[str, ...]], n: int
 ) -> list[dict[str, Any]]:
@@ -309,6 +191,19 @@ def matches(
     return out
 
 
+def _statistics(
+    hypothesis: Piece, references: Sequence[Piece], metrics: Mapping[str, CrystalBLEU]
+) -> dict[str, Any]:
+    """Each metric's per-order statistics of the hypothesis against all references."""
+    if not references or not hypothesis.tokens:
+        return {}
+    refs = [r.tokens for r in references]
+    return {
+        name: sentence_statistics(metric, hypothesis.tokens, refs).to_json()
+        for name, metric in metrics.items()
+    }
+
+
 def score_pieces(
     hypothesis: Piece,
     references: Sequence[Piece],
@@ -338,17 +233,14 @@ def score_pieces(
         "language": language,
         "bleu": total[0],
         "crystalbleu": total[1],
+        "statistics": _statistics(hypothesis, references, {"bleu": bleu, "crystalbleu": crystal}),
         "signature": {"bleu": str(bleu.signature), "crystalbleu": str(crystal.signature)},
         "references": [r.to_json(*both([r])) for r in references],
         "matches": matches(hypothesis, references, sset.as_frozenset(), max_n),
     }
     extra = [m for m in metrics if m not in ("bleu", "crystalbleu")]
     if extra and references and hypothesis.tokens:
-        known = set(metric_names())
         for name in extra:
-            if name not in known:
-                log.info("metric %r is not available; skipped", name)
-                continue
             try:
                 metric = make_metric(
                     name,
@@ -376,7 +268,12 @@ def parse_metrics(value: Any) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ScoreError("metrics must be a list of metric names")
-    return [v.lower() for v in value]
+    names = [v.lower() for v in value]
+    known = metric_names()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ScoreError(f"unknown metric {unknown[0]!r} (available: {', '.join(known)})")
+    return names
 
 
 def reference_specs(value: Any) -> list[Mapping[str, Any]] | None:

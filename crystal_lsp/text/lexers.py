@@ -26,6 +26,7 @@ from pygments.util import ClassNotFound
 from crystal_lsp.errors import CrystalError
 
 GENERIC = "generic"
+PLAIN_TEXT = "text"
 # Languages the clone finder indexes by default (canonical names, see ``canonical_name``):
 # programming languages, not markup, data or configuration formats.
 PROGRAMMING_LANGUAGES = frozenset(
@@ -169,6 +170,18 @@ class GenericCodeLexer(RegexLexer):  # type: ignore[misc]
     }
 
 
+class PlainTextLexer(RegexLexer):  # type: ignore[misc]
+    """Plain text: a token is a run of non-whitespace (Pygments' own keeps a whole line)."""
+
+    name = "Text only"
+    aliases = [PLAIN_TEXT]  # noqa: RUF012 - Pygments' class-attribute protocol
+    filenames: list[str] = []  # noqa: RUF012
+
+    tokens = {  # noqa: RUF012
+        "root": [(r"\s+", Text.Whitespace), (r"\S+", Text)]
+    }
+
+
 def canonical_name(lexer: Lexer) -> str:
     """The language name crystal_lsp uses for a lexer: its first Pygments alias."""
     aliases = getattr(lexer, "aliases", None) or [type(lexer).__name__.lower()]
@@ -179,6 +192,8 @@ def canonical_name(lexer: Lexer) -> str:
 def _lexer_by_name(name: str) -> Lexer:
     if name == GENERIC:
         return GenericCodeLexer(**LEXER_OPTIONS)
+    if name in (PLAIN_TEXT, "plain", "txt"):
+        return PlainTextLexer(**LEXER_OPTIONS)
     return get_lexer_by_name(name, **LEXER_OPTIONS)
 
 

@@ -32,7 +32,7 @@ t0=$(date +%s)
 npm ci --no-audit --no-fund --loglevel=error
 npm run --silent typecheck
 npm test
-bash scripts/build-wheel.sh "$py"
+bash scripts/build-wheel.sh "$py" --repo "$repo"
 rm -f crystal-lsp.vsix
 npm run package
 unzip -l crystal-lsp.vsix

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from lsp_harness import DUP_A, DUP_B, Launcher, Session
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import metric_names
@@ -236,14 +236,21 @@ async def test_score_extra_metrics(launcher: Launcher, dup_workspace: Path) -> N
             "hypothesis": {"text": SUGGESTION},
             "references": [{"text": DUP_A}],
             "language": "python",
-            "metrics": ["ruby", "no-such-metric"],
+            "metrics": ["ruby"],
         },
     )
-    assert "no-such-metric" not in result
     if "ruby" in metric_names():
         assert 0.0 <= result["ruby"] <= 1.0
     else:
         assert "ruby" not in result
+
+
+async def test_unknown_metrics_are_errors(launcher: Launcher, dup_workspace: Path) -> None:
+    s = await launcher.start(dup_workspace, configuration=FAST)
+    await s.ready()
+    params = {"hypothesis": {"text": SUGGESTION}, "references": [{"text": DUP_A}]}
+    with pytest.raises(JsonRpcInvalidParams, match="unknown metric 'codebleu'"):
+        await s.request("crystal/score", {**params, "language": "python", "metrics": ["codebleu"]})
 
 
 async def test_trivial_ngrams_and_rebuild(launcher: Launcher, dup_workspace: Path) -> None:

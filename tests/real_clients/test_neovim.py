@@ -52,7 +52,8 @@ def combine(ranges):
 '''
 
 
-def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path) -> None:
+def _run_nvim(tmp_path: Path, script: str) -> tuple[dict[str, object], Path, int]:
+    """Neovim on the planted workspace with a Lua script; its JSON line, the root, exit code."""
     if NVIM is None:
         if IN_CI:
             pytest.fail("nvim is not installed (tests/ci/system-packages.sh installs neovim)")
@@ -73,7 +74,7 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
     proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / 'lsp_diag.lua'}", str(planted)],
+        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / script}", str(planted)],
         capture_output=True,
         text=True,
         timeout=180,
@@ -82,8 +83,12 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
     )
     lines = [line for line in proc.stdout.strip().splitlines() if line.startswith("{")]
     assert lines, f"no output from nvim (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    report = json.loads(lines[-1])
-    assert proc.returncode == 0 and report["ok"], report
+    return json.loads(lines[-1]), root, proc.returncode
+
+
+def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path) -> None:
+    report, root, code = _run_nvim(tmp_path, "lsp_diag.lua")
+    assert code == 0 and report["ok"], report
     [diagnostic] = report["diagnostics"]
     assert diagnostic["source"] == "crystal" and diagnostic["code"] == "near-duplicate"
     assert diagnostic["lnum"] == 3  # the planted copy's def line (0-based)
@@ -93,3 +98,14 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
     [related] = raw["relatedInformation"]
     assert related["location"]["uri"] == (root / "original.py").as_uri()
     assert related["location"]["range"]["start"] == {"line": 0, "character": 0}
+
+
+def test_neovim_07_is_told_where_the_other_copy_is(tmp_path: Path) -> None:
+    """No window/showDocument in 0.7: the server says path:line; init_options {} is no options."""
+    report, _, code = _run_nvim(tmp_path, "lsp_actions.lua")
+    assert code == 0 and report["ok"], report
+    assert report["titles"][0] == "Go to the other copy (original.py:1)"
+    assert report["result"]["shown"] is False and report["result"]["location"] == "original.py:1"
+    messages = report["messages"]
+    assert "crystal: the other copy is at original.py:1" in messages
+    assert not [m for m in messages if "initializationOptions" in m]

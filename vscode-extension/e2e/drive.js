@@ -99,10 +99,28 @@ function writeSettings(patch) {
     });
     const page = ctx.pages()[0] || (await ctx.newPage());
     const external = new Set();
-    ctx.on('request', (r) => {
+    const outside = (r) => {
         const u = new URL(r.url());
-        if (!['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol)) {
-            external.add(u.origin);
+        return !['127.0.0.1', 'localhost'].includes(u.hostname) && !['data:', 'blob:'].includes(u.protocol);
+    };
+    const note = (r, how) => {
+        const origin = new URL(r.url()).origin;
+        if (!external.has(origin)) {
+            log(`request outside localhost (${how}):`, r.url().slice(0, 160));
+        }
+        external.add(origin);
+    };
+    // A webview's resources (the Markdown preview) are requested from
+    // *.vscode-resource.vscode-cdn.net and answered by the webview's service worker from the
+    // local server: only a response that did not come from a service worker left the machine.
+    ctx.on('response', (resp) => {
+        if (outside(resp.request()) && !resp.fromServiceWorker()) {
+            note(resp.request(), 'answered by the network');
+        }
+    });
+    ctx.on('requestfailed', (r) => {
+        if (outside(r)) {
+            note(r, 'failed');
         }
     });
     page.on('pageerror', (e) => log('pageerror:', e.message.slice(0, 200)));
@@ -113,6 +131,22 @@ function writeSettings(patch) {
         log('screenshot', path.basename(file));
         return file;
     };
+
+    // Text of a rendered webview (the Markdown preview) holding `needle`: webviews are frames.
+    const renderedText = async (needle, timeoutMs) =>
+        until(
+            `a rendered view with "${needle}"`,
+            async () => {
+                for (const frame of page.frames()) {
+                    const text = await frame.locator('body').innerText({ timeout: 500 }).catch(() => '');
+                    if (text.includes(needle)) {
+                        return text;
+                    }
+                }
+                return '';
+            },
+            timeoutMs,
+        ).catch(() => '');
 
     const palette = async (command) => {
         await page.keyboard.press('F1');
@@ -293,12 +327,10 @@ function writeSettings(patch) {
                 () => check('DOM: score report opened from the notification', true),
                 () => check('DOM: score report opened from the notification', false),
             );
-            const reportText = await page
-                .locator('.monaco-editor .view-lines', { hasText: 'CrystalBLEU score of' })
-                .first()
-                .innerText({ timeout: 10000 })
-                .catch(() => '');
-            check('DOM: the report shows the CrystalBLEU score', reportText.includes(score.result.crystalbleu.toFixed(3)), reportText.split('\n').slice(0, 6).join(' | '));
+            // the report is rendered: the Markdown preview, a webview (nested frames)
+            const reportText = await renderedText('CrystalBLEU score of', 15000);
+            check('DOM: the report is rendered (Markdown preview) and shows the CrystalBLEU score', reportText.includes(score.result.crystalbleu.toFixed(3)) && !reportText.includes('| ---'), reportText.split('\n').slice(0, 6).join(' | '));
+            check('DOM: the report shows per-order statistics', /Statistics/.test(reportText) && /brevity penalty/.test(reportText), reportText.split('\n').filter((l) => /brevity/.test(l)).join(' | '));
             await screenshot('score-report');
         } else {
             check('DOM: notification has a Details button', false);

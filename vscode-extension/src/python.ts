@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { Interpreter, parseProbe, Probe, PROBE_SCRIPT, resolveInterpreter } from './core/python';
+import { Interpreter, parseProbe, Probe, PROBE_SCRIPT, probeFailure, resolveInterpreter } from './core/python';
 import { interpreterSetting, SECTION } from './core/settings';
 
 const PYTHON_EXTENSION_ID = 'ms-python.python';
@@ -96,18 +96,14 @@ export function probe(command: readonly string[], timeoutMs = 60_000): Promise<P
             { cwd: serverCwd(), env: serverEnv(), timeout: timeoutMs, windowsHide: true, maxBuffer: 1 << 20 },
             (error, stdout, stderr) => {
                 if (error) {
-                    const code = (error as NodeJS.ErrnoException).code;
-                    const why =
-                        code === 'ENOENT'
-                            ? `${command[0]} was not found`
-                            : `${command.join(' ')} failed: ${(stderr || error.message).trim().split(/\r?\n/).slice(-3).join(' ')}`;
-                    reject(new Error(why));
+                    // error.message repeats the command line, probe script included: not shown
+                    reject(new Error(probeFailure(command, (error as NodeJS.ErrnoException).code, stderr)));
                     return;
                 }
                 try {
                     resolve(parseProbe(stdout));
                 } catch (e) {
-                    reject(e instanceof Error ? e : new Error(String(e)));
+                    reject(new Error(`${command[0]}: ${e instanceof Error ? e.message : String(e)}`));
                 }
             },
         );

@@ -16,14 +16,22 @@ export class Reports implements vscode.TextDocumentContentProvider, vscode.Dispo
         return this.contents.get(uri.toString()) ?? '';
     }
 
-    /** Shows `markdown` as `<title>.md` beside the active editor. */
-    async open(title: string, markdown: string, preserveFocus = true): Promise<vscode.TextEditor> {
+    /**
+     * Shows `markdown` rendered (the Markdown preview) beside the active editor; as the
+     * `<title>.md` source when the preview is not available (the built-in Markdown extension off).
+     */
+    async open(title: string, markdown: string, preserveFocus = true): Promise<void> {
         const safe = title.replace(/[\\/:*?"<>|#%]+/g, '_');
         const uri = vscode.Uri.from({ scheme: REPORT_SCHEME, path: `/${safe}.md` });
         this.contents.set(uri.toString(), markdown);
         this.changed.fire(uri);
         const doc = await vscode.workspace.openTextDocument(uri);
-        return vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus });
+        try {
+            // runs (and activates) the built-in Markdown extension; fails when it is disabled
+            await vscode.commands.executeCommand('markdown.showPreviewToSide', doc.uri);
+        } catch {
+            await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus });
+        }
     }
 
     dispose(): void {

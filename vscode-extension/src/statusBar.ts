@@ -13,6 +13,8 @@ export class StatusBar implements vscode.Disposable {
     private phase: ClientPhase = 'starting';
     private server: StatusInput['server'];
     private detail: string | undefined;
+    /** Documents whose diagnostics the running server has published (cleared on restart). */
+    private readonly checked = new Set<string>();
 
     constructor(private readonly dump?: E2EDump) {
         this.item = vscode.window.createStatusBarItem('crystalLsp.status', vscode.StatusBarAlignment.Left, 50);
@@ -21,6 +23,9 @@ export class StatusBar implements vscode.Disposable {
         this.disposables.push(
             this.item,
             vscode.languages.onDidChangeDiagnostics((e) => {
+                if (this.phase === 'running') {
+                    e.uris.forEach((u) => this.checked.add(u.toString()));
+                }
                 const active = vscode.window.activeTextEditor?.document.uri.toString();
                 if (active && e.uris.some((u) => u.toString() === active)) {
                     this.render();
@@ -44,6 +49,7 @@ export class StatusBar implements vscode.Disposable {
         }
         if (phase !== 'running') {
             this.server = undefined;
+            this.checked.clear();
         }
         this.render();
     }
@@ -64,7 +70,8 @@ export class StatusBar implements vscode.Disposable {
     private render(): void {
         const resource = vscode.window.activeTextEditor?.document.uri;
         const enabled = vscode.workspace.getConfiguration(SECTION, resource).get<boolean>('enable', true) !== false;
-        const view = statusView({ phase: this.phase, server: this.server, enabled, duplicates: this.duplicates(), detail: this.detail });
+        const checked = resource ? this.checked.has(resource.toString()) || this.duplicates() !== 0 : undefined;
+        const view = statusView({ phase: this.phase, server: this.server, enabled, duplicates: this.duplicates(), checked, detail: this.detail });
         this.item.text = view.text;
         this.item.tooltip = view.tooltip;
         this.item.backgroundColor =

@@ -70,3 +70,21 @@ test('trivially shared n-gram table', () => {
     assert.match(md, /\| 2 \| 99 \| 2 \| `\) :` \|/);
     assert.match(trivialNgramsMarkdown({ language: 'go', k: 'auto', fingerprint: 'x', ngrams: [] }), /none: the index has no files/);
 });
+
+test('the report shows per-order statistics and how references were found', () => {
+    const stats = { score: 0.5, matches: [9, 6, 4, 2], totals: [10, 9, 8, 7], precisions: [0.9, 6 / 9, 0.5, 2 / 7], brevityPenalty: 1, ratio: 1.1, hypLen: 11, refLen: 10 };
+    const md = scoreReportMarkdown(
+        { ...result, statistics: { bleu: stats, crystalbleu: stats }, referenceSearch: [{ within: 'workspace', aligned: 12, leftOut: [{ reason: 'zero score', count: 5 }] }] },
+        'sel',
+    );
+    assert.match(md, /## Statistics/);
+    assert.match(md, /\| CrystalBLEU \| 2 \| 6 \/ 9 \| 0\.667 \|/);
+    assert.match(md, /brevity penalty 1\.000, hypothesis 11 tokens, reference 10/);
+    assert.match(md, /best-matching regions of the workspace \(12 aligned; left out: 5 zero score\)/);
+    assert.doesNotMatch(scoreReportMarkdown(result, 'sel'), /## Statistics/);
+});
+
+test('the report lists further metrics such as RUBY', () => {
+    const md = scoreReportMarkdown({ ...result, ruby: 0.5 } as ScoreResult, 'sel');
+    assert.match(md, /\| RUBY \| 0\.500 \|/);
+});

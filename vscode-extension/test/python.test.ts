@@ -8,6 +8,7 @@ import {
     installSteps,
     isSupported,
     parseProbe,
+    probeFailure,
     privateEnvDir,
     Probe,
     PROBE_SCRIPT,
@@ -174,4 +175,13 @@ test('wheel version from its file name', () => {
     assert.equal(wheelVersion('crystal_lsp-1.2.3.dev4-py3-none-any.whl'), '1.2.3.dev4');
     assert.equal(wheelVersion('numpy-2.0.0-cp311-cp311-linux_x86_64.whl'), undefined);
     assert.equal(wheelVersion('README.md'), undefined);
+});
+
+test('a failed probe is one plain sentence without the probe script', () => {
+    assert.equal(probeFailure(['/nope/python'], 'ENOENT', ''), '/nope/python was not found');
+    const noisy = `Traceback (most recent call last):\n${PROBE_SCRIPT}\nSyntaxError: invalid syntax\n`;
+    const msg = probeFailure(['/usr/bin/node'], 1, noisy);
+    assert.equal(msg, '/usr/bin/node is not a working Python 3 interpreter: SyntaxError: invalid syntax');
+    assert.equal(probeFailure(['/bin/false'], 1, ''), '/bin/false is not a working Python 3 interpreter (exit code 1)');
+    assert.throws(() => parseProbe(`-c ${PROBE_SCRIPT}\n`), (e: Error) => !e.message.includes('CRYSTAL_PROBE') && /Python 3/.test(e.message));
 });

@@ -27,3 +27,9 @@ test('an empty clipboard is an error; plaintext sends no language', () => {
     assert.throws(() => buildScoreParams({ uri: 'file:///a.py' }, { kind: 'clipboard', text: '  \n' }), /clipboard is empty/);
     assert.equal('language' in buildScoreParams({ uri: 'untitled:1', languageId: 'plaintext' }, { kind: 'workspace' }), false);
 });
+
+test('further metrics (RUBY) are asked for only when configured', () => {
+    const sel = { uri: 'file:///ws/a.py', languageId: 'python' };
+    assert.equal(buildScoreParams(sel, { kind: 'workspace' }).metrics, undefined);
+    assert.deepEqual(buildScoreParams(sel, { kind: 'workspace' }, ['ruby']).metrics, ['ruby']);
+});

@@ -31,3 +31,15 @@ test('disabled, failing, installing and not-installed states', () => {
     assert.equal(statusView({ phase: 'installing', enabled: true }).text, '$(loading~spin) Crystal: installing');
     assert.equal(statusView({ phase: 'starting', enabled: true, detail: 'Python: /x' }).tooltip.split('\n').at(-1), 'Python: /x');
 });
+
+test('after a restart, a file not yet checked is not called duplicate-free', () => {
+    const fresh = statusView({ phase: 'running', enabled: true, server: { state: 'ready', files: 3 }, duplicates: 0, checked: false });
+    assert.equal(fresh.text, '$(check) Crystal');
+    assert.match(fresh.tooltip, /not been checked since the server started/);
+    const checked = statusView({ phase: 'running', enabled: true, server: { state: 'ready', files: 3 }, duplicates: 0, checked: true });
+    assert.equal(checked.text, '$(check) Crystal: no duplicates');
+});
+
+test('indexing with no file count yet does not say "0 files"', () => {
+    assert.equal(statusView({ phase: 'running', enabled: true, server: { state: 'indexing', files: 0 } }).text, '$(sync~spin) Crystal: indexing');
+});

@@ -32,7 +32,7 @@ from crystal_lsp.server.settings import DEFAULTS, parse_settings
 
 REPO_DIR = pathlib.Path(__file__).resolve().parents[3]
 EXTENSION = REPO_DIR / "vscode-extension"
-CLIENT_ONLY = {"kAuto", "interpreter", "installIfMissing", "trace.server"}
+CLIENT_ONLY = {"kAuto", "interpreter", "installIfMissing", "trace.server", "scoreMetrics"}
 SCHEMA_KEYS = ("type", "default", "items", "enum", "minimum", "exclusiveMinimum", "maximum")
 NUMERIC = [s for s in SETTINGS if s.low is not None]
 

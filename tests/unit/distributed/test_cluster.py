@@ -230,6 +230,7 @@ def test_disting_reports_are_identical(
         doc = json.loads(out)
         for metric in doc["metrics"]:
             assert metric.pop("seconds") >= 0
+            assert metric.pop("cpu_seconds") >= 0
         reports.append(doc)
     assert reports[0] == reports[1]
     assert all(m["auc"] > 0 for m in reports[0]["metrics"])

@@ -128,9 +128,9 @@ def test_classwise_exact_pairs_shapes() -> None:
 
 @pytest.mark.parametrize("protocol", ["pairs", "classwise"])
 def test_sample_pairs_is_deterministic_and_well_formed(protocol: str) -> None:
-    a = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol)
-    b = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol)
-    c = sample_pairs(CLASSES, INDICES, 200, seed=8, protocol=protocol)
+    a = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol, sampling="uniform")
+    b = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol, sampling="uniform")
+    c = sample_pairs(CLASSES, INDICES, 200, seed=8, protocol=protocol, sampling="uniform")
     assert a == b and a != c
     assert len(a.intra) == len(a.inter) == 200
     for hyp, refs in a.intra:
@@ -143,7 +143,7 @@ def test_sample_pairs_is_deterministic_and_well_formed(protocol: str) -> None:
 
 def test_sampled_intra_pairs_are_uniform_over_all_intra_pairs() -> None:
     # 'c' has 12 of the 20 ordered intra pairs, 'a' 6, 'b' 2; 'd' has none.
-    sampled = sample_pairs(CLASSES, INDICES, 4000, seed=1)
+    sampled = sample_pairs(CLASSES, INDICES, 4000, seed=1, sampling="uniform")
     per_class = Counter(CLASSES[h] for h, _ in sampled.intra)
     assert set(per_class) == {"a", "b", "c"}
     assert per_class["c"] / 4000 == pytest.approx(12 / 20, abs=0.04)

@@ -19,7 +19,7 @@ export interface ScoreCommandArgs {
 }
 
 interface SourceItem extends vscode.QuickPickItem {
-    id: 'workspace' | 'file' | 'editor' | 'clipboard';
+    id: 'workspace' | 'file' | 'folder' | 'editor' | 'clipboard';
 }
 
 async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs | undefined): Promise<ReferenceChoice | undefined> {
@@ -37,7 +37,8 @@ async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs |
     const others = otherDocuments(editor);
     const items: SourceItem[] = [
         { id: 'workspace', label: '$(search) Best matches in the workspace', detail: 'Compare with the most similar code in the workspace index' },
-        { id: 'file', label: '$(file-code) A file…', detail: 'Pick a file; the whole file is the reference' },
+        { id: 'file', label: '$(file-code) A file…', detail: 'Pick a file; its best-matching regions are the references' },
+        { id: 'folder', label: '$(folder) A folder…', detail: 'Pick a folder of the workspace; its best-matching regions are the references' },
     ];
     if (others.length > 0) {
         items.push({ id: 'editor', label: '$(files) An open editor…', detail: 'Its selection, or the whole document when nothing is selected' });
@@ -62,6 +63,17 @@ async function pickReference(editor: vscode.TextEditor, args: ScoreCommandArgs |
                 canSelectFolders: false,
                 defaultUri: vscode.workspace.getWorkspaceFolder(editor.document.uri)?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri,
                 openLabel: 'Score against this file',
+            });
+            return picked?.[0] ? { kind: 'file', uri: picked[0].toString() } : undefined;
+        }
+        case 'folder': {
+            const picked = await vscode.window.showOpenDialog({
+                title: 'Reference folder',
+                canSelectMany: false,
+                canSelectFiles: false,
+                canSelectFolders: true,
+                defaultUri: vscode.workspace.getWorkspaceFolder(editor.document.uri)?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri,
+                openLabel: 'Score against this folder',
             });
             return picked?.[0] ? { kind: 'file', uri: picked[0].toString() } : undefined;
         }
@@ -111,7 +123,8 @@ export function registerScoreCommand(
         const range = sel.isEmpty
             ? undefined
             : { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } };
-        const params = buildScoreParams({ uri: editor.document.uri.toString(), range, languageId: editor.document.languageId }, choice);
+        const metrics = vscode.workspace.getConfiguration('crystalLsp', editor.document.uri).get<string[]>('scoreMetrics', []);
+        const params = buildScoreParams({ uri: editor.document.uri.toString(), range, languageId: editor.document.languageId }, choice, metrics);
         const result = await vscode.window.withProgress(
             { location: vscode.ProgressLocation.Window, title: 'Crystal: scoring…' },
             () => client.sendRequest<ScoreResult>(SCORE_REQUEST, params),

@@ -2,7 +2,7 @@
  * Text shown to the user for scores and n-gram lists (notification summary, report documents).
  */
 import { computeHighlights, ngramText } from './highlights';
-import type { Range, ScoreResult, TrivialNgramsResult } from './protocol';
+import { EXTRA_METRICS, type Range, type ScoreResult, type TrivialNgramsResult } from './protocol';
 
 export function formatScore(x: number): string {
     if (!Number.isFinite(x)) {
@@ -67,8 +67,21 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
     lines.push(`# CrystalBLEU score of ${hypothesisLabel}`, '');
     lines.push(`| metric | score |`, `| --- | ---: |`);
     lines.push(`| CrystalBLEU | ${formatScore(result.crystalbleu)} |`);
-    lines.push(`| BLEU | ${formatScore(result.bleu)} |`, '');
+    lines.push(`| BLEU | ${formatScore(result.bleu)} |`);
+    for (const name of EXTRA_METRICS) {
+        const value = (result as unknown as Record<string, unknown>)[name];
+        if (typeof value === 'number') {
+            lines.push(`| ${name === 'crystalbleu-if' ? 'CrystalBLEU-IF' : name.toUpperCase()} | ${formatScore(value)} |`);
+        }
+    }
+    lines.push('');
     lines.push(`Language: ${result.language}. Matched non-trivial n-grams: ${h.ngramCount}.`, '');
+    lines.push(...statisticsMarkdown(result));
+    for (const s of result.referenceSearch ?? []) {
+        const left = s.leftOut.map((x) => `${x.count} ${x.reason}`).join(', ');
+        const scope = s.within === 'workspace' ? 'the workspace' : `\`${mdCell(s.within)}\``;
+        lines.push(`References: the best-matching regions of ${scope} (${s.aligned} aligned${left ? `; left out: ${left}` : ''}).`, '');
+    }
     if (result.references.length > 0) {
         lines.push('## References', '', '| reference | CrystalBLEU | BLEU |', '| --- | ---: | ---: |');
         const sorted = [...result.references].sort((a, b) => b.crystalbleu - a.crystalbleu);
@@ -92,6 +105,30 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
         lines.push('');
     }
     return lines.join('\n');
+}
+
+/** Per-order matches/totals, precisions, brevity penalty and lengths of each metric. */
+export function statisticsMarkdown(result: ScoreResult): string[] {
+    const stats = result.statistics;
+    if (!stats || (!stats.bleu && !stats.crystalbleu)) {
+        return [];
+    }
+    const lines = ['## Statistics', '', '| metric | n | matched / total | precision |', '| --- | ---: | ---: | ---: |'];
+    const tail: string[] = [];
+    for (const [name, s] of [['CrystalBLEU', stats.crystalbleu], ['BLEU', stats.bleu]] as const) {
+        if (!s) {
+            continue;
+        }
+        s.matches.forEach((m, i) => {
+            lines.push(`| ${name} | ${i + 1} | ${formatCount(m)} / ${formatCount(s.totals[i])} | ${formatScore(s.precisions[i])} |`);
+        });
+        tail.push(`${name}: brevity penalty ${formatScore(s.brevityPenalty)}, hypothesis ${s.hypLen} tokens, reference ${s.refLen} (ratio ${formatScore(s.ratio)}).`);
+    }
+    return [...lines, '', ...tail.flatMap((t) => [t, '']), ];
+}
+
+function formatCount(x: number): string {
+    return Number.isInteger(x) ? String(x) : x.toFixed(2);
 }
 
 export function trivialNgramsMarkdown(result: TrivialNgramsResult): string {

@@ -16,7 +16,11 @@ export interface Range {
 /** A piece of code to score: literal text, or (part of) a document the server can read. */
 export type CodeRef = { text: string } | { uri: string; range?: Range };
 
+/** Metrics the score command may ask for next to BLEU and CrystalBLEU. */
+export const EXTRA_METRICS = ['ruby', 'sts', 'trs', 'grs', 'crystalbleu-if'] as const;
+
 export interface ScoreParams {
+    metrics?: string[];
     hypothesis: CodeRef;
     /** `"auto"`: the best matches in the workspace index. */
     references: CodeRef[] | 'auto';
@@ -49,10 +53,31 @@ export interface NgramMatch {
     referenceRanges: ReferenceRange[];
 }
 
+/** A score's sufficient statistics (per order: clipped matches and hypothesis n-grams). */
+export interface ScoreStatistics {
+    score: number;
+    matches: number[];
+    totals: number[];
+    precisions: number[];
+    brevityPenalty: number;
+    ratio: number;
+    hypLen: number;
+    refLen: number;
+}
+
+/** How references were searched: a scope, regions aligned, and regions left out by reason. */
+export interface ReferenceSearch {
+    within: string;
+    aligned: number;
+    leftOut: { reason: string; count: number }[];
+}
+
 export interface ScoreResult {
     language: string;
     bleu: number;
     crystalbleu: number;
+    statistics?: { bleu?: ScoreStatistics; crystalbleu?: ScoreStatistics };
+    referenceSearch?: ReferenceSearch[];
     signature: ScoreSignature;
     references: ReferenceScore[];
     matches: NgramMatch[];

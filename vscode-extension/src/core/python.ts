@@ -140,11 +140,33 @@ export interface Probe {
     serverError?: string;
 }
 
+/**
+ * One plain sentence for a failed probe run: which program, and its last line of error output
+ * (the probe script is never part of it).
+ */
+export function probeFailure(command: readonly string[], code: string | number | undefined, stderr: string): string {
+    if (code === 'ENOENT') {
+        return `${command[0]} was not found`;
+    }
+    if (code === 'EACCES') {
+        return `${command[0]} cannot be run (permission denied)`;
+    }
+    const firstScriptLine = PROBE_SCRIPT.split('\n')[0];
+    const last = stderr
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter((l) => l && !l.includes(firstScriptLine) && !PROBE_SCRIPT.includes(l))
+        .pop();
+    const detail = last ? `: ${last.slice(0, 200)}` : typeof code === 'number' ? ` (exit code ${code})` : '';
+    return `${command[0]} is not a working Python 3 interpreter${detail}`;
+}
+
 /** Parses the probe's stdout; throws with a readable message when it is not there. */
 export function parseProbe(stdout: string): Probe {
     const line = stdout.split(/\r?\n/).find((l) => l.startsWith('CRYSTAL_PROBE '));
     if (!line) {
-        throw new Error(`the interpreter printed no probe result (stdout: ${JSON.stringify(stdout.slice(0, 200))})`);
+        // what it printed may echo the probe script (a shell, `echo`): never shown to the user
+        throw new Error('it printed no probe result: is it a Python 3 interpreter?');
     }
     const raw = JSON.parse(line.slice('CRYSTAL_PROBE '.length)) as Record<string, unknown>;
     const v = raw.version;

@@ -24,7 +24,7 @@ export function hypothesisRef(sel: Selection): CodeRef {
 }
 
 /** Throws on an empty clipboard: scoring against nothing is a user error worth saying so. */
-export function buildScoreParams(sel: Selection, choice: ReferenceChoice): ScoreParams {
+export function buildScoreParams(sel: Selection, choice: ReferenceChoice, metrics: readonly string[] = []): ScoreParams {
     let references: ScoreParams['references'];
     switch (choice.kind) {
         case 'workspace':
@@ -41,6 +41,9 @@ export function buildScoreParams(sel: Selection, choice: ReferenceChoice): Score
             break;
     }
     const params: ScoreParams = { hypothesis: hypothesisRef(sel), references };
+    if (metrics.length > 0) {
+        params.metrics = [...metrics];
+    }
     if (sel.languageId && sel.languageId !== 'plaintext') {
         params.language = sel.languageId;
     }

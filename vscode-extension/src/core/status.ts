@@ -17,6 +17,8 @@ export interface StatusInput {
     enabled: boolean;
     /** Near-duplicate diagnostics in the active editor; undefined when no editor is active. */
     duplicates?: number;
+    /** Whether the server has published diagnostics of the active file since it (re)started. */
+    checked?: boolean;
     /** Extra tooltip line, e.g. the interpreter. */
     detail?: string;
 }
@@ -61,7 +63,8 @@ export function statusView(input: StatusInput): StatusView {
         case 'running': {
             const s = input.server;
             if (s?.state === 'indexing') {
-                const files = s.files !== undefined ? ` ${plural(s.files, 'file', 'files')}` : '';
+                // 0 before the file list is known: say nothing rather than "indexing 0 files"
+                const files = s.files ? ` ${plural(s.files, 'file', 'files')}` : '';
                 text = `$(sync~spin) Crystal: indexing${files}`;
                 tip.push(s.message || 'Indexing the workspace…');
             } else if (s?.state === 'error') {
@@ -74,6 +77,9 @@ export function statusView(input: StatusInput): StatusView {
             } else if (input.duplicates === undefined) {
                 text = '$(check) Crystal';
                 tip.push(s?.files !== undefined ? `Index: ${plural(s.files, 'file', 'files')}.` : 'Ready.');
+            } else if (input.duplicates === 0 && input.checked === false) {
+                text = '$(check) Crystal';
+                tip.push('This file has not been checked since the server started.');
             } else if (input.duplicates === 0) {
                 text = '$(check) Crystal: no duplicates';
                 tip.push('No near-duplicates in this file.');

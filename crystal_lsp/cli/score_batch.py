@@ -1,0 +1,307 @@
+"""Corpus mode of ``crystal-lsp score``: items from JSONL, line files or two folders.
+
+Every item keeps its id (JSONL ``id``, else ``line N``; a folder item's relative path).
+The corpus score comes with its statistics (:mod:`crystal_lsp.metric.statistics`), optionally a
+seeded bootstrap confidence interval and a paired bootstrap test against a baseline system's
+outputs for the same items; ``--per-item FILE`` writes each item's scores and statistics as JSONL
+(or CSV when FILE ends in ``.csv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crystal_lsp.cli.common import emit_json, read_code, warn
+from crystal_lsp.cli.sset import load_or_build_sset
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.metric.crystal import CrystalBLEU
+from crystal_lsp.metric.registry import NEEDS_SSET
+from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.metric.statistics import (
+    CorpusCounts,
+    Statistics,
+    bootstrap,
+    paired_bootstrap,
+    sentence_statistics,
+)
+from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.tokens import lex
+
+LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """Options of corpus mode: folders, per-item output, bootstrap and the paired test."""
+    p.add_argument("--hyp-dir", metavar="DIR", help="corpus mode: one hypothesis per file")
+    p.add_argument(
+        "--ref-dir", metavar="DIR", help="with --hyp-dir: references, matched by relative path"
+    )
+    p.add_argument(
+        "--per-item", metavar="FILE", help="write each item's scores (JSONL, or CSV for .csv)"
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="corpus mode: 95%% confidence intervals from N bootstrap resamples (e.g. 1000)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="corpus mode: a baseline system's outputs for the same items (as --jsonl, --hyp "
+        "or --hyp-dir), compared by paired bootstrap resampling",
+    )
+    p.add_argument(
+        "--seed", type=int, default=12345, help="bootstrap seed (default: 12345, as sacrebleu)"
+    )
+
+
+@dataclass
+class Items:
+    """The items of a corpus: ids, hypothesis texts and reference texts."""
+
+    ids: list[str]
+    hyps: list[str]
+    refs: list[list[str]]
+    lexer_hint: str | None
+    """A file name to take the language from (None: the text decides)."""
+
+
+def _jsonl(path: str) -> Items:
+    ids, hyps, refs = [], [], []
+    for lineno, line in enumerate(read_code(path, 0).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            hyp = row.get("hypothesis", row.get("hyp"))
+            group = row.get("references", row.get("refs"))
+            if group is None and "reference" in row:
+                group = [row["reference"]]
+            if not isinstance(hyp, str):
+                raise TypeError("needs a string 'hypothesis'")
+            if group is not None and (
+                not isinstance(group, list) or not all(isinstance(r, str) for r in group)
+            ):
+                raise TypeError("'references' must be a list of strings")
+        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+            raise CrystalError(f"{path}:{lineno}: bad pair line ({exc})") from None
+        # without ids, items (and a baseline's) are matched by line number
+        ids.append(str(row["id"]) if "id" in row else f"line {lineno}")
+        hyps.append(hyp)
+        refs.append(group if group is not None else [])
+    return Items(ids, hyps, refs, None)
+
+
+def _lines(hyp_path: str, ref_paths: Sequence[str]) -> Items:
+    hyp_lines = read_code(hyp_path, 0).splitlines()
+    ref_lines = [read_code(r, 0).splitlines() for r in ref_paths]
+    for path, lines in zip(ref_paths, ref_lines):
+        if len(lines) != len(hyp_lines):
+            raise CrystalError(f"{path} has {len(lines)} lines but {hyp_path} has {len(hyp_lines)}")
+    ids = [f"{hyp_path}:{i}" for i in range(1, len(hyp_lines) + 1)]
+    refs = [list(group) for group in zip(*ref_lines)] or [[] for _ in hyp_lines]
+    return Items(ids, hyp_lines, refs, hyp_path)
+
+
+def _files(root: str) -> dict[str, str]:
+    out = {}
+    for base, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if not name.startswith("."):
+                full = os.path.join(base, name)
+                out[os.path.relpath(full, root).replace(os.sep, "/")] = full
+    return out
+
+
+def _folders(hyp_dir: str, ref_dir: str | None, max_bytes: int) -> Items:
+    if not os.path.isdir(hyp_dir):
+        raise CrystalError(f"--hyp-dir {hyp_dir}: not a directory")
+    hyps = _files(hyp_dir)
+    refs = _files(ref_dir) if ref_dir else {}
+    if ref_dir is not None and not os.path.isdir(ref_dir):
+        raise CrystalError(f"--ref-dir {ref_dir}: not a directory")
+    unmatched = sorted(set(hyps) - set(refs)) if ref_dir else []
+    if unmatched:
+        warn(f"{len(unmatched)} file(s) of {hyp_dir} have no reference in {ref_dir}; left out")
+    ids = sorted(set(hyps) - set(unmatched))
+    hint = hyps[ids[0]] if ids else None
+    return Items(
+        ids,
+        [read_code(hyps[i], max_bytes) for i in ids],
+        [[read_code(refs[i], max_bytes)] if ref_dir else [] for i in ids],
+        hint,
+    )
+
+
+def load_items(args: argparse.Namespace) -> Items:
+    """The corpus of the arguments (every item needs a reference)."""
+    if args.jsonl:
+        items = _jsonl(args.jsonl)
+    elif args.hyp_dir:
+        items = _folders(args.hyp_dir, args.ref_dir, args.max_bytes)
+    else:
+        items = _lines(args.hyp, args.ref)
+    if not items.ids:
+        raise CrystalError("no pairs to score (the input is empty)")
+    if any(not r for r in items.refs):
+        raise CrystalError("every hypothesis needs at least one reference")
+    return items
+
+
+def _baseline(args: argparse.Namespace, items: Items) -> list[str]:
+    """The baseline's hypotheses, in the order of ``items`` (matched by id)."""
+    path = args.baseline
+    if os.path.isdir(path):
+        theirs = _folders(path, None, args.max_bytes)
+        found = dict(zip(theirs.ids, theirs.hyps))
+    elif args.jsonl:
+        theirs = _jsonl(path)
+        found = dict(zip(theirs.ids, theirs.hyps))
+    else:
+        lines = read_code(path, 0).splitlines()
+        found = {f"{args.hyp}:{i}": t for i, t in enumerate(lines, 1)}
+    missing = [i for i in items.ids if i not in found]
+    if missing or len(found) != len(items.ids):
+        raise CrystalError(
+            f"--baseline {path}: {len(missing)} of {len(items.ids)} items missing "
+            f"({len(found)} given); a paired test needs the same items"
+        )
+    return [found[i] for i in items.ids]
+
+
+def make_scorers(
+    args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing, language: str
+) -> dict[str, CrystalBLEU]:
+    """One configured scorer per BLEU-family metric."""
+    sset = load_or_build_sset(args, language) if any(m in NEEDS_SSET for m in metrics) else None
+    return {
+        name: CrystalBLEU(
+            sset if name in NEEDS_SSET else None,
+            variant="weight" if name == "crystalbleu-if" else "remove",
+            max_n=args.max_n,
+            smoothing=smoothing,
+            language=language,
+            comments=args.keep_comments,
+        )
+        for name in metrics
+    }
+
+
+def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoothing) -> int:
+    """Score a corpus (module docstring)."""
+    items = load_items(args)
+    lexer = resolve_lexer(args.lang, items.lexer_hint, "\n".join(items.hyps[:200]))
+    language = canonical_name(lexer)
+
+    def tokens(text: str) -> list[str]:
+        return list(lex(text, lexer, keep_comments=args.keep_comments).texts)
+
+    hyps = [tokens(h) for h in items.hyps]
+    refs = [[tokens(r) for r in group] for group in items.refs]
+    base = [tokens(h) for h in _baseline(args, items)] if args.baseline else None
+    scorers = make_scorers(args, metrics, smoothing, language)
+    doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
+    doc["statistics"], doc["bootstrap"], doc["paired"] = {}, {}, {}
+    for name, scorer in scorers.items():
+        corpus = CorpusCounts(scorer, hyps, refs)
+        stats = corpus.statistics()
+        doc[name] = stats.score
+        doc["statistics"][name] = stats.to_json()
+        doc["signatures"][name] = str(scorer.signature)
+        if args.bootstrap > 0:
+            doc["bootstrap"][name] = bootstrap(corpus, args.bootstrap, args.seed).to_json()
+        if base is not None:
+            other = CorpusCounts(scorer, base, refs)
+            resamples = args.bootstrap or 1000
+            doc["paired"][name] = paired_bootstrap(corpus, other, resamples, args.seed).to_json()
+    for key in ("bootstrap", "paired"):
+        if not doc[key]:
+            del doc[key]
+    per_item: list[dict[str, Any]] = [
+        {"id": i, **{n: sentence_statistics(s, h, r) for n, s in scorers.items()}}
+        for i, h, r in zip(items.ids, hyps, refs)
+    ]
+    if args.per_item:
+        _write_items(args.per_item, per_item, list(scorers))
+    if args.sentences:
+        doc["sentences"] = [
+            {"pair": row["id"], **{n: row[n].score for n in scorers}} for row in per_item
+        ]
+    if args.format == "json":
+        emit_json(doc)
+    else:
+        _print(doc, scorers, args)
+    return 0
+
+
+def _write_items(path: str, rows: list[dict[str, Any]], names: list[str]) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            if path.endswith(".csv"):
+                writer = csv.writer(fh)
+                writer.writerow(["id", *[f"{n}{suffix}" for n in names for suffix in CSV_COLUMNS]])
+                for row in rows:
+                    writer.writerow([row["id"], *[v for n in names for v in _csv(row[n])]])
+            else:
+                for row in rows:
+                    out = {"id": row["id"]}
+                    out.update({n: row[n].score for n in names})
+                    out["statistics"] = {n: row[n].to_json() for n in names}
+                    fh.write(json.dumps(out) + "\n")
+    except OSError as exc:
+        raise CrystalError(f"--per-item {path}: cannot write ({exc.strerror})") from None
+
+
+CSV_COLUMNS = ("", "_matches", "_totals", "_bp", "_hyp_len", "_ref_len")
+
+
+def _csv(stats: Statistics) -> list[Any]:
+    return [
+        stats.score,
+        " ".join(str(m) for m in stats.matches),
+        " ".join(str(t) for t in stats.totals),
+        stats.brevity_penalty,
+        stats.hyp_len,
+        stats.ref_len,
+    ]
+
+
+def _print(doc: dict[str, Any], scorers: dict[str, CrystalBLEU], args: argparse.Namespace) -> None:
+    print(f"corpus of {doc['pairs']} pairs ({doc['language']})")
+    for name, scorer in scorers.items():
+        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
+        stats = doc["statistics"][name]
+        print(f"{'':<15}{_stats_line(stats)}")
+        if name in doc.get("bootstrap", {}):
+            b = doc["bootstrap"][name]
+            print(
+                f"{'':<15}95% CI {b['mean']:.4f} ± {b['ci95']:.4f} "
+                f"({b['resamples']} resamples, seed {b['seed']})"
+            )
+        if name in doc.get("paired", {}):
+            p = doc["paired"][name]
+            print(
+                f"{'':<15}vs baseline {p['baseline']:.4f}: difference {p['difference']:+.4f}, "
+                f"p = {p['pValue']:.4f} (paired bootstrap, seed {args.seed})"
+            )
+    for row in doc.get("sentences", []):
+        print(f"{row['pair']}: " + "  ".join(f"{LABELS[n]} {row[n]:.4f}" for n in scorers))
+
+
+def _stats_line(stats: dict[str, Any]) -> str:
+    return Statistics(
+        stats["score"],
+        tuple(stats["matches"]),
+        tuple(stats["totals"]),
+        stats["hypLen"],
+        stats["refLen"],
+    ).line()
