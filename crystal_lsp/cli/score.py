@@ -253,8 +253,15 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
         "language": hyp.language,
     }
     row["references"] = found.to_json()
-    for name, scorer in scorers.items():
-        row[name] = scorer.sentence_score(hyp, found.references) if found.references else 0.0
+    stats = (
+        {name: sentence_statistics(s, hyp, found.references) for name, s in scorers.items()}
+        if found.references
+        else {}
+    )
+    for name in scorers:
+        row[name] = stats[name].score if name in stats else 0.0
+    if stats:
+        row["statistics"] = {name: st.to_json() for name, st in stats.items()}
     row["signatures"] = {name: str(s.signature) for name, s in scorers.items()}
     if args.format == "json":
         emit_json(row)
@@ -268,6 +275,8 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
     print(f"  {found.aligned} regions aligned" + (f"; left out: {left}" if left else ""))
     for name in scorers:
         print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
+        if "statistics" in row:
+            print(f"  {'':<15}{_line(row['statistics'][name])}")
     return 0
 
 

@@ -44,8 +44,12 @@ def test_against_lists_the_best_regions(
     scores = [r["crystalbleu"] for r in regions]
     assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
     assert doc["crystalbleu"] >= regions[0]["crystalbleu"] > 0.3
+    # the per-order statistics of the score against the regions, as with --ref
+    stats = doc["statistics"]["crystalbleu"]
+    assert stats["score"] == doc["crystalbleu"]
     code, out, _ = run(["score", "--hyp", str(hyp), "--against", str(repo)], capsys)
     assert code == 0 and "reference z_orders.py:" in out and "regions aligned" in out
+    assert "BP = " in out and "hyp_len = " in out
 
 
 def test_against_a_file_means_its_best_regions(
