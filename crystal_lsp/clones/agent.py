@@ -3,33 +3,25 @@
 ``path:a-b ~ path:c-d similarity 0.93 (function name)``: the representative of a clone class
 (the original to reuse) on the left, a copy on the right, then what the original is. Shared by
 ``crystal-lsp scan --format agent``, the pre-commit hook and the MCP server's texts, so an agent
-reads the same lines wherever they come from. Paths with control characters are quoted so that
-one copy stays one line.
+reads the same lines wherever they come from. Untrusted names are escaped
+(:func:`crystal_lsp.clones.findings.display_path`) so that one copy stays one line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from crystal_lsp.clones.findings import Finding, Location
-
-
-def quote_path(path: str) -> str:
-    """The path, or a C-style quoted form when it holds a control character."""
-    if not any(ord(c) < 32 or ord(c) == 127 for c in path) and '"' not in path:
-        return path
-    escaped = path.encode("unicode_escape").decode("ascii").replace('"', '\\"')
-    return f'"{escaped}"'
+from crystal_lsp.clones.findings import Finding, Location, display_path
 
 
 def place(loc: Location) -> str:
     """``path:first-last``."""
-    return f"{quote_path(loc.path)}:{loc.first_line}-{loc.last_line}"
+    return f"{display_path(loc.path)}:{loc.first_line}-{loc.last_line}"
 
 
 def what(loc: Location) -> str:
     """What a location is (``function parse``, ``lines 3-9 of class C``), else ``code``."""
-    return loc.describe() or "code"
+    return display_path(loc.describe()) or "code"
 
 
 def agent_lines(findings: Sequence[Finding]) -> list[str]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from crystal_lsp.clones.agent import agent_lines, agent_summary, quote_path
-from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.agent import agent_lines, agent_summary
+from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
 
 
 def _loc(path: str, first: int, last: int, kind: str = "function", name: str = "f") -> Location:
@@ -30,5 +30,6 @@ def test_parts_of_units_and_odd_paths() -> None:
     finding = Finding("python", [part, _loc("z.py", 1, 6)], [Pair(0, 1, 1.0, 1.0)])
     (line,) = agent_lines([finding])
     assert line == '"x\\ny.py":4-9 ~ z.py:1-6 similarity 1.00 (lines 4-9 of class C)'
-    assert quote_path("plain/path.py") == "plain/path.py"
+    assert display_path("plain/path.py") == "plain/path.py"
+    assert display_path("lat\udce9.py") == "lat\\xe9.py"  # undecodable bytes, escaped
     assert agent_summary([], 3, 0.6) == "crystal: no copies in 3 files (threshold 0.6)"
