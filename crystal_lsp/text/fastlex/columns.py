@@ -2,16 +2,23 @@
 
 :func:`columns` is :func:`crystal_lsp.text.fastlex.run.run` followed by the filtering of
 :func:`crystal_lsp.text.tokens.lex` (no empty or whitespace-only values; no comments unless
-asked), fused into one loop: this is the cold scan's hot path.
+asked), fused into one loop: this is the cold scan's hot path. :func:`pure_columns` is that loop
+in Python, the reference; the native core's ``lex_columns`` is the same loop in C, installed by
+:mod:`crystal_lsp.metric.ngrams` (the one module that selects the native core) through
+:func:`set_native_loop`. It handles token-type rules itself and calls :func:`step_into` and
+:func:`~crystal_lsp.text.fastlex.run.move` for everything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from pygments.lexer import Lexer, _PseudoMatch
 from pygments.token import Comment, Error, _TokenType
 
+from crystal_lsp.text.fastlex.actions import TypeGroups
 from crystal_lsp.text.fastlex.program import (
     CALLBACK,
     GROUPS,
@@ -22,6 +29,8 @@ from crystal_lsp.text.fastlex.program import (
 from crystal_lsp.text.fastlex.run import Program, TokenTuple, move
 
 Columns = tuple[list[str], list[int], list[_TokenType]]
+NativeLoop = Callable[[Any, Lexer, str, bool, tuple[Any, ...]], Columns]
+"""``lex_columns(tables, lexer, text, keep_comments, helpers)`` of the native core."""
 
 # ``ttype in Comment`` walks the token-type hierarchy; its answer per type never changes.
 _COMMENT_TYPES: dict[_TokenType, bool] = {}
@@ -45,8 +54,59 @@ def keep_all(out: Columns, tokens: Iterable[TokenTuple], keep_comments: bool) ->
             types.append(ttype)
 
 
+def step_into(
+    out: Columns,
+    lexer: Lexer,
+    text: str,
+    pos: int,
+    m: Any,
+    group: int,
+    step: Any,
+    alone: bool,
+    keep_comments: bool,
+) -> None:
+    """The kept tokens of one rule that matched at ``pos`` (for the native loop).
+
+    ``m`` is the segment's match, ``group`` the rule's outer group in it (0 when the rule was
+    tried ``alone``); the branches are those of :func:`pure_columns`.
+    """
+    kind, action, _, own, _, _ = step
+    if kind == TOKEN:
+        keep_all(out, ((pos, action, m.group(group)),), keep_comments)
+    elif kind == GROUPS:
+        keep_all(out, action(lexer, m, group), keep_comments)
+    elif kind == USING:
+        keep_all(out, action(lexer, _PseudoMatch(pos, m.group(group))), keep_comments)
+    elif kind == CALLBACK:
+        keep_all(out, action(lexer, m if alone else own(text, pos)), keep_comments)
+
+
+_HELPERS = (is_comment, _COMMENT_TYPES, step_into, move, re.Match, Error, TypeGroups)
+_native_loop: NativeLoop | None = None
+
+
+def set_native_loop(loop: NativeLoop | None) -> NativeLoop | None:
+    """Run :func:`columns` on ``loop`` (None: :func:`pure_columns`); returns the previous one."""
+    global _native_loop
+    previous, _native_loop = _native_loop, loop
+    return previous
+
+
+def native_loop() -> NativeLoop | None:
+    """The native loop :func:`columns` runs on, or None (:func:`pure_columns`)."""
+    return _native_loop
+
+
 def columns(program: Program, lexer: Lexer, text: str, keep_comments: bool) -> Columns:
     """The kept tokens' texts, starts and types of ``text`` (module docstring)."""
+    loop = _native_loop
+    if loop is not None and type(text) is str:
+        return loop(program.tables, lexer, text, keep_comments, _HELPERS)
+    return pure_columns(program, lexer, text, keep_comments)
+
+
+def pure_columns(program: Program, lexer: Lexer, text: str, keep_comments: bool) -> Columns:
+    """:func:`columns` in Python: the reference and the fallback of the native loop."""
     out: Columns = ([], [], [])
     add_text, add_start, add_type = out[0].append, out[1].append, out[2].append
     dropped = {} if keep_comments else _COMMENT_TYPES
