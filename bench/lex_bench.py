@@ -9,8 +9,9 @@ Lexing, per language, on the same files with the same lexer object (``stripnl=Fa
 ensurenl=False``): Pygments' ``list(lexer.get_tokens_unprocessed(src))`` against
 ``list(crystal_lsp.text.fastlex.get_tokens(lexer, src))`` (*raw*), and ``tokens.lex`` with the
 executor off (``CRYSTAL_LSP_FASTLEX=0``) against on (*lex*, what the scan runs), and ``tokens.lex``
-on the executor with its columns loop in Python instead of the native core's (*pure loop*;
-the same as on when the extension is not built). First a pass that checks every file's token
+on the executor with its loops in Python instead of the native core's (*pure loop*: the
+columns loop, and for lexers with an override such as C's the token loop; the same as on when
+the extension is not built). First a pass that checks every file's token
 stream (type and value) is identical, and that the three ``lex`` variants give the same columns
 -- it also builds the executor's tables, and its time is reported as the one-off *first pass*;
 then ``--rounds`` rounds, the five variants alternating (the order reversed every other round),
@@ -57,7 +58,11 @@ import clone_bench  # noqa: E402  (also puts bench/planted on sys.path)
 import generate  # noqa: E402
 
 from crystal_lsp.text.fastlex import get_tokens, program_for  # noqa: E402
-from crystal_lsp.text.fastlex.columns import native_loop, set_native_loop  # noqa: E402
+from crystal_lsp.text.fastlex.columns import (  # noqa: E402
+    native_loop,
+    set_native_loop,
+    set_native_tokens,
+)
 from crystal_lsp.text.fastlex.select import columns_for, runner_for  # noqa: E402
 from crystal_lsp.text.lexers import lexer_by_language  # noqa: E402
 from crystal_lsp.text.tokens import lex  # noqa: E402
@@ -131,11 +136,12 @@ def _lex_with(flag: str, lexer: Any) -> Callable[[str], object]:
 
 def _lex_pure(lexer: Any) -> Callable[[str], object]:
     def run(text: str) -> object:
-        loop = set_native_loop(None)
+        loop, tokens = set_native_loop(None), set_native_tokens(None)
         try:
             return lex(text, lexer)
         finally:
             set_native_loop(loop)
+            set_native_tokens(tokens)
 
     return run
 
@@ -185,7 +191,8 @@ def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
         "bytes": sum(len(t.encode("utf-8")) for t in texts),
         "tokens": sum(1 for t in texts for _ in get_tokens(lexer, t)),
         "compiled": program_for(lexer) is not None,
-        "native_loop": columns_for(lexer, "", False) is not None and native_loop() is not None,
+        "native_loop": native_loop() is not None,
+        "columns_loop": columns_for(lexer, "", False) is not None,
         "runner": getattr(runner_for(lexer), "__name__", "?"),
         "differing_files": differing,
         "identity_check_cpu": round(check_cpu, 3),

@@ -2694,18 +2694,21 @@ lex_visible(int kind, const void *data, Py_ssize_t start, Py_ssize_t stop)
 typedef struct {
     PyObject *tables, *lexer, *text, *helpers, *texts, *starts, *types, *out;
     PyObject *is_comment, *comment_types, *step_into, *move, *match_type, *error, *type_groups;
-    int keep_comments;
+    PyObject *whitespace;
+    int keep_comments, raw; /* raw: every token as run.run yields it, no filtering */
 } LexRun;
 
 /* The kept token text[start:stop] of type ttype, if visible and not a dropped comment. */
 static int
 lex_keep(LexRun *r, Py_ssize_t start, Py_ssize_t stop, PyObject *ttype)
 {
-    if (!lex_visible(PyUnicode_KIND(r->text), PyUnicode_DATA(r->text), start, stop))
-        return 0;
-    int dropped = lex_dropped(ttype, r->keep_comments, r->comment_types, r->is_comment);
-    if (dropped != 0)
-        return dropped < 0 ? -1 : 0;
+    if (!r->raw) {
+        if (!lex_visible(PyUnicode_KIND(r->text), PyUnicode_DATA(r->text), start, stop))
+            return 0;
+        int dropped = lex_dropped(ttype, r->keep_comments, r->comment_types, r->is_comment);
+        if (dropped != 0)
+            return dropped < 0 ? -1 : 0;
+    }
     PyObject *value = PyUnicode_Substring(r->text, start, stop);
     if (value == NULL)
         return -1;
@@ -2900,75 +2903,69 @@ fail:
     return -1;
 }
 
-/* After no rule matched at pos < len: a newline resets to root, anything visible is Error. */
+/* After no rule matched at pos < len: a newline resets to root (a Whitespace token when raw),
+   anything else is an Error token (kept if visible). */
 static int
 lex_unmatched(LexRun *r, PyObject *stack, Py_ssize_t pos, PyObject **table, PyObject **buckets)
 {
-    Py_UCS4 ch = PyUnicode_READ_CHAR(r->text, pos);
-    if (ch == '\n') {
+    if (PyUnicode_READ_CHAR(r->text, pos) == '\n') {
         if (PyList_SetSlice(stack, 0, PyList_GET_SIZE(stack), NULL) < 0 ||
-            PyList_Append(stack, lex_s_root) < 0)
+            PyList_Append(stack, lex_s_root) < 0 ||
+            lex_enter(r->tables, lex_s_root, table, buckets) < 0)
             return -1;
-        return lex_enter(r->tables, lex_s_root, table, buckets);
+        return r->raw ? lex_keep(r, pos, pos + 1, r->whitespace) : 0;
     }
-    if (Py_UNICODE_ISSPACE(ch))
-        return 0;
-    int dropped = lex_dropped(r->error, r->keep_comments, r->comment_types, r->is_comment);
-    if (dropped != 0)
-        return dropped < 0 ? -1 : 0;
-    PyObject *value = PyUnicode_Substring(r->text, pos, pos + 1);
-    if (value == NULL)
-        return -1;
-    int res = lex_append(r->texts, r->starts, r->types, value, pos, r->error);
-    Py_DECREF(value);
-    return res;
+    return lex_keep(r, pos, pos + 1, r->error);
 }
 
-static PyObject *
-native_lex_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* The helpers tuple of columns.py (_HELPERS) into r; -1 (TypeError) if it is not one. */
+static int
+lex_setup(LexRun *r, PyObject *text, PyObject *helpers)
 {
-    (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError,
-                        "lex_columns(tables, lexer, text, keep_comments, helpers)");
-        return NULL;
-    }
-    LexRun r = {.tables = args[0], .lexer = args[1], .text = args[2], .helpers = args[4]};
-    if (!PyUnicode_Check(r.text) || !PyTuple_Check(r.helpers) ||
-        PyTuple_GET_SIZE(r.helpers) != 7 || !PyType_Check(PyTuple_GET_ITEM(r.helpers, 4)) ||
-        !PyType_Check(PyTuple_GET_ITEM(r.helpers, 6))) {
-        PyErr_SetString(PyExc_TypeError, "lex_columns: text must be a str, helpers a 7-tuple");
-        return NULL;
+    if (!PyUnicode_Check(text) || !PyTuple_Check(helpers) || PyTuple_GET_SIZE(helpers) != 9 ||
+        !PyType_Check(PyTuple_GET_ITEM(helpers, 4)) ||
+        !PyType_Check(PyTuple_GET_ITEM(helpers, 6)) ||
+        !PyDict_Check(PyTuple_GET_ITEM(helpers, 1))) {
+        PyErr_SetString(PyExc_TypeError, "fastlex loop: text must be a str, helpers _HELPERS");
+        return -1;
     }
     if (lex_strings() < 0)
-        return NULL;
-    r.keep_comments = PyObject_IsTrue(args[3]);
-    if (r.keep_comments < 0)
-        return NULL;
-    r.is_comment = PyTuple_GET_ITEM(r.helpers, 0);
-    r.comment_types = PyTuple_GET_ITEM(r.helpers, 1);
-    r.step_into = PyTuple_GET_ITEM(r.helpers, 2);
-    r.move = PyTuple_GET_ITEM(r.helpers, 3);
-    r.match_type = PyTuple_GET_ITEM(r.helpers, 4);
-    r.error = PyTuple_GET_ITEM(r.helpers, 5);
-    r.type_groups = PyTuple_GET_ITEM(r.helpers, 6);
-    if (!PyDict_Check(r.comment_types)) {
-        PyErr_SetString(PyExc_TypeError, "lex_columns: the comment cache must be a dict");
-        return NULL;
+        return -1;
+    r->text = text;
+    r->helpers = helpers;
+    r->is_comment = PyTuple_GET_ITEM(helpers, 0);
+    r->comment_types = PyTuple_GET_ITEM(helpers, 1);
+    r->step_into = PyTuple_GET_ITEM(helpers, r->raw ? 8 : 2);
+    r->move = PyTuple_GET_ITEM(helpers, 3);
+    r->match_type = PyTuple_GET_ITEM(helpers, 4);
+    r->error = PyTuple_GET_ITEM(helpers, 5);
+    r->type_groups = PyTuple_GET_ITEM(helpers, 6);
+    r->whitespace = PyTuple_GET_ITEM(helpers, 7);
+    r->texts = PyList_New(0);
+    r->starts = PyList_New(0);
+    r->types = PyList_New(0);
+    if (r->texts == NULL || r->starts == NULL || r->types == NULL)
+        return -1;
+    r->out = PyTuple_Pack(3, r->texts, r->starts, r->types);
+    return r->out == NULL ? -1 : 0;
+}
+
+/* The loop from the top of ``stack`` at 0 to the end of the text; steals ``stack``. */
+static PyObject *
+lex_loop(LexRun *r, PyObject *stack)
+{
+    PyObject *table = NULL, *buckets = NULL;
+    Py_ssize_t depth = stack == NULL ? 0 : PyList_GET_SIZE(stack);
+    if (depth == 0) {
+        if (stack != NULL)
+            PyErr_SetString(PyExc_IndexError, "the state stack is empty");
+        goto fail;
     }
-    r.texts = PyList_New(0);
-    r.starts = PyList_New(0);
-    r.types = PyList_New(0);
-    PyObject *stack = PyList_New(0), *table = NULL, *buckets = NULL;
-    if (r.texts == NULL || r.starts == NULL || r.types == NULL || stack == NULL ||
-        PyList_Append(stack, lex_s_root) < 0)
+    if (lex_enter(r->tables, PyList_GET_ITEM(stack, depth - 1), &table, &buckets) < 0)
         goto fail;
-    r.out = PyTuple_Pack(3, r.texts, r.starts, r.types);
-    if (r.out == NULL || lex_enter(r.tables, lex_s_root, &table, &buckets) < 0)
-        goto fail;
-    Py_ssize_t pos = 0, end = PyUnicode_GET_LENGTH(r.text);
+    Py_ssize_t pos = 0, end = PyUnicode_GET_LENGTH(r->text);
     for (;;) {
-        Py_ssize_t code = pos < end ? (Py_ssize_t)PyUnicode_READ_CHAR(r.text, pos) : LEX_NON_ASCII;
+        Py_ssize_t code = pos < end ? (Py_ssize_t)PyUnicode_READ_CHAR(r->text, pos) : LEX_NON_ASCII;
         if (code > LEX_NON_ASCII)
             code = LEX_NON_ASCII;
         PyObject *bucket = PyList_GET_ITEM(buckets, code);
@@ -2983,7 +2980,7 @@ native_lex_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(bucket);
             goto fail;
         }
-        int found = lex_step(&r, bucket, stack, &pos, &table, &buckets);
+        int found = lex_step(r, bucket, stack, &pos, &table, &buckets);
         Py_DECREF(bucket);
         if (found < 0)
             goto fail;
@@ -2991,26 +2988,61 @@ native_lex_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             continue;
         if (pos >= end)
             break;
-        if (lex_unmatched(&r, stack, pos, &table, &buckets) < 0)
+        if (lex_unmatched(r, stack, pos, &table, &buckets) < 0)
             goto fail;
         pos++;
     }
     Py_DECREF(stack);
     Py_DECREF(table);
     Py_DECREF(buckets);
-    Py_DECREF(r.texts);
-    Py_DECREF(r.starts);
-    Py_DECREF(r.types);
-    return r.out;
+    Py_DECREF(r->texts);
+    Py_DECREF(r->starts);
+    Py_DECREF(r->types);
+    return r->out;
 fail:
     Py_XDECREF(stack);
     Py_XDECREF(table);
     Py_XDECREF(buckets);
-    Py_XDECREF(r.texts);
-    Py_XDECREF(r.starts);
-    Py_XDECREF(r.types);
-    Py_XDECREF(r.out);
+    Py_XDECREF(r->texts);
+    Py_XDECREF(r->starts);
+    Py_XDECREF(r->types);
+    Py_XDECREF(r->out);
     return NULL;
+}
+
+static PyObject *
+native_lex_columns(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "lex_columns(tables, lexer, text, keep_comments, helpers)");
+        return NULL;
+    }
+    LexRun r = {.tables = args[0], .lexer = args[1]};
+    r.keep_comments = PyObject_IsTrue(args[3]);
+    if (r.keep_comments < 0)
+        return NULL;
+    PyObject *stack = NULL;
+    if (lex_setup(&r, args[2], args[4]) == 0 && (stack = PyList_New(0)) != NULL &&
+        PyList_Append(stack, lex_s_root) < 0)
+        Py_CLEAR(stack);
+    return lex_loop(&r, stack);
+}
+
+static PyObject *
+native_lex_tokens(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "lex_tokens(tables, lexer, text, stack, helpers)");
+        return NULL;
+    }
+    LexRun r = {.tables = args[0], .lexer = args[1], .raw = 1, .keep_comments = 1};
+    PyObject *stack = NULL;
+    if (lex_setup(&r, args[2], args[4]) == 0)
+        stack = PySequence_List(args[3]);
+    return lex_loop(&r, stack);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -3029,6 +3061,9 @@ static PyMethodDef module_methods[] = {
     {"lex_columns", (PyCFunction)(void (*)(void))native_lex_columns, METH_FASTCALL,
      PyDoc_STR("lex_columns(tables, lexer, text, keep_comments, helpers) -> (texts, starts, "
                "types): the fastlex executor's columns loop")},
+    {"lex_tokens", (PyCFunction)(void (*)(void))native_lex_tokens, METH_FASTCALL,
+     PyDoc_STR("lex_tokens(tables, lexer, text, stack, helpers) -> (texts, starts, types): "
+               "every token of the fastlex executor's run loop")},
     {NULL, NULL, 0, NULL},
 };
 

@@ -35,7 +35,7 @@ from itertools import compress
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.text.fastlex.columns import set_native_loop
+from crystal_lsp.text.fastlex.columns import set_native_loop, set_native_tokens
 
 if TYPE_CHECKING:
     from crystal_lsp.metric._native import (
@@ -66,8 +66,9 @@ _ENCODED_LIMIT = 32
 
 
 def _install_loop() -> None:
-    """The fastlex executor's columns loop follows the native core (on, off, not built)."""
+    """The fastlex executor's loops follow the native core (on, off, not built)."""
     set_native_loop(getattr(_native, "lex_columns", None))
+    set_native_tokens(getattr(_native, "lex_tokens", None))
 
 
 _install_loop()

@@ -5,18 +5,20 @@
 asked), fused into one loop: this is the cold scan's hot path. :func:`pure_columns` is that loop
 in Python, the reference; the native core's ``lex_columns`` is the same loop in C, installed by
 :mod:`crystal_lsp.metric.ngrams` (the one module that selects the native core) through
-:func:`set_native_loop`. It handles token-type rules itself and calls :func:`step_into` and
-:func:`~crystal_lsp.text.fastlex.run.move` for everything else.
+:func:`set_native_loop`. It handles token-type rules, ``bygroups`` of token types, pops and
+pushes itself and calls :func:`step_into` and :func:`~crystal_lsp.text.fastlex.run.move` for
+everything else. Its unfiltered twin ``lex_tokens`` (installed by :func:`set_native_tokens`)
+runs :func:`run_tokens`, the executor's ``get_tokens`` for lexers with an override (C, C++).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pygments.lexer import Lexer, _PseudoMatch
-from pygments.token import Comment, Error, _TokenType
+from pygments.token import Comment, Error, Whitespace, _TokenType
 
 from crystal_lsp.text.fastlex.actions import TypeGroups
 from crystal_lsp.text.fastlex.program import (
@@ -26,11 +28,12 @@ from crystal_lsp.text.fastlex.program import (
     TOKEN,
     USING,
 )
-from crystal_lsp.text.fastlex.run import Program, TokenTuple, move
+from crystal_lsp.text.fastlex.run import Program, TokenTuple, move, run
 
 Columns = tuple[list[str], list[int], list[_TokenType]]
-NativeLoop = Callable[[Any, Lexer, str, bool, tuple[Any, ...]], Columns]
-"""``lex_columns(tables, lexer, text, keep_comments, helpers)`` of the native core."""
+NativeLoop = Callable[[Any, Lexer, str, Any, tuple[Any, ...]], Columns]
+"""``lex_columns(tables, lexer, text, keep_comments, helpers)`` or ``lex_tokens(tables, lexer,
+text, stack, helpers)`` of the native core."""
 
 # ``ttype in Comment`` walks the token-type hierarchy; its answer per type never changes.
 _COMMENT_TYPES: dict[_TokenType, bool] = {}
@@ -70,19 +73,56 @@ def step_into(
     ``m`` is the segment's match, ``group`` the rule's outer group in it (0 when the rule was
     tried ``alone``); the branches are those of :func:`pure_columns`.
     """
+    keep_all(out, _tokens_of(lexer, text, pos, m, group, step, alone), keep_comments)
+
+
+def raw_step_into(
+    out: Columns,
+    lexer: Lexer,
+    text: str,
+    pos: int,
+    m: Any,
+    group: int,
+    step: Any,
+    alone: bool,
+    keep_comments: bool,
+) -> None:
+    """:func:`step_into` keeping every token, as :func:`~crystal_lsp.text.fastlex.run.run` yields."""
+    texts, starts, types = out
+    for start, ttype, value in _tokens_of(lexer, text, pos, m, group, step, alone):
+        texts.append(value)
+        starts.append(start)
+        types.append(ttype)
+
+
+def _tokens_of(
+    lexer: Lexer, text: str, pos: int, m: Any, group: int, step: Any, alone: bool
+) -> Iterable[TokenTuple]:
     kind, action, _, own, _, _ = step
     if kind == TOKEN:
-        keep_all(out, ((pos, action, m.group(group)),), keep_comments)
-    elif kind == GROUPS:
-        keep_all(out, action(lexer, m, group), keep_comments)
-    elif kind == USING:
-        keep_all(out, action(lexer, _PseudoMatch(pos, m.group(group))), keep_comments)
-    elif kind == CALLBACK:
-        keep_all(out, action(lexer, m if alone else own(text, pos)), keep_comments)
+        return ((pos, action, m.group(group)),)
+    if kind == GROUPS:
+        return action(lexer, m, group)  # type: ignore[no-any-return]
+    if kind == USING:
+        return action(lexer, _PseudoMatch(pos, m.group(group)))  # type: ignore[no-any-return]
+    if kind == CALLBACK:
+        return action(lexer, m if alone else own(text, pos))  # type: ignore[no-any-return]
+    return ()
 
 
-_HELPERS = (is_comment, _COMMENT_TYPES, step_into, move, re.Match, Error, TypeGroups)
+_HELPERS = (
+    is_comment,
+    _COMMENT_TYPES,
+    step_into,
+    move,
+    re.Match,
+    Error,
+    TypeGroups,
+    Whitespace,
+    raw_step_into,
+)
 _native_loop: NativeLoop | None = None
+_native_tokens: NativeLoop | None = None
 
 
 def set_native_loop(loop: NativeLoop | None) -> NativeLoop | None:
@@ -90,6 +130,27 @@ def set_native_loop(loop: NativeLoop | None) -> NativeLoop | None:
     global _native_loop
     previous, _native_loop = _native_loop, loop
     return previous
+
+
+def set_native_tokens(loop: NativeLoop | None) -> NativeLoop | None:
+    """Run :func:`run_tokens` on ``loop`` (None: Python's ``run``); returns the previous one."""
+    global _native_tokens
+    previous, _native_tokens = _native_tokens, loop
+    return previous
+
+
+def run_tokens(
+    program: Program, lexer: Lexer, text: str, stack: tuple[str, ...] = ("root",)
+) -> Iterator[TokenTuple]:
+    """:func:`~crystal_lsp.text.fastlex.run.run`, on the native loop when it is installed.
+
+    The native loop lexes the whole text at once; the tokens are the same.
+    """
+    loop = _native_tokens
+    if loop is not None and type(text) is str:
+        texts, starts, types = loop(program.tables, lexer, text, stack, _HELPERS)
+        return zip(starts, types, texts)
+    return run(program, lexer, text, stack)
 
 
 def native_loop() -> NativeLoop | None:

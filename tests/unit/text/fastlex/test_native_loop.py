@@ -1,8 +1,10 @@
-"""The native columns loop gives exactly the Python loop's columns, and Pygments' kept tokens.
+"""The native loops give exactly the Python loops' output, and Pygments' tokens.
 
-Compared three ways on each text and both ``keep_comments``: the native core's ``lex_columns``,
-:func:`~crystal_lsp.text.fastlex.columns.pure_columns` (the reference), and Pygments' own
-``get_tokens_unprocessed`` filtered as :func:`crystal_lsp.text.tokens.lex` filters.
+Columns are compared three ways on each text and both ``keep_comments``: the native core's
+``lex_columns``, :func:`~crystal_lsp.text.fastlex.columns.pure_columns` (the reference), and
+Pygments' own ``get_tokens_unprocessed`` filtered as :func:`crystal_lsp.text.tokens.lex`
+filters. Token streams three ways too: the native ``lex_tokens``,
+:func:`~crystal_lsp.text.fastlex.run.run` and Pygments.
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ from pygments.token import Comment, Keyword, Name, Operator, Punctuation, String
 
 from crystal_lsp.metric import ngrams
 from crystal_lsp.text.fastlex import columns as loop
+from crystal_lsp.text.fastlex import get_tokens
 from crystal_lsp.text.fastlex.actions import TypeGroups
+from crystal_lsp.text.fastlex.run import run
 from crystal_lsp.text.fastlex.select import columns_for, program_for
 from crystal_lsp.text.lexers import PROGRAMMING_LANGUAGES, lexer_by_language
 from crystal_lsp.text.tokens import lex
 
 NATIVE = loop.native_loop()
+NATIVE_TOKENS = loop._native_tokens
 needs_native = pytest.mark.skipif(
     NATIVE is None, reason=f"native core not in use ({ngrams.native_status()})"
 )
@@ -62,6 +67,17 @@ def _same(lexer: Lexer, text: str) -> None:
         native = _native(lexer, text, keep_comments)
         assert native == loop.pure_columns(program, lexer, text, keep_comments)
         assert native == _pygments_columns(lexer, text, keep_comments)
+    _same_tokens(lexer, text)
+
+
+def _same_tokens(lexer: Lexer, text: str, stack: tuple[str, ...] = ("root",)) -> None:
+    program = program_for(lexer)
+    assert program is not None and NATIVE_TOKENS is not None
+    texts, starts, types = NATIVE_TOKENS(program.tables, lexer, text, stack, loop._HELPERS)
+    native = list(zip(starts, types, texts))
+    assert native == list(run(program, lexer, text, stack))
+    assert native == list(lexer.get_tokens_unprocessed(text, stack))  # type: ignore[attr-defined]
+    assert native == list(loop.run_tokens(program, lexer, text, stack))
 
 
 def _plain_languages() -> list[str]:
@@ -74,12 +90,12 @@ def test_the_native_loop_follows_the_native_core() -> None:
     assert loop.native_loop() is not None
     previous = ngrams.set_native(False)
     try:
-        assert loop.native_loop() is None
+        assert loop.native_loop() is None and loop._native_tokens is None
         lexer = lexer_by_language("python")
         assert lex("x = 1  # c\n", lexer).texts == ["x", "=", "1"]
     finally:
         ngrams.set_native(previous)
-    assert loop.native_loop() is not None
+    assert loop.native_loop() is not None and loop._native_tokens is not None
 
 
 def test_the_scan_languages_run_the_native_loop() -> None:
@@ -154,7 +170,7 @@ class _Kinds(RegexLexer):
             (r"(<<)([^>]*)(>>)", bygroups(Punctuation, using(PythonLexer), Punctuation)),
             (r"py:[^;\n]*", using(PythonLexer)),
             (r"\$\w+", _word_callback),
-            (r"\(", Punctuation, ("inner", "inner")),  # a plain push of two states
+            (r"\(", Punctuation, ("string", "inner")),  # a plain push of two states
             (r"\{", Punctuation, "#push"),
             (r"\}", Punctuation, "#pop"),
             (r"'", String, "string"),
@@ -203,6 +219,27 @@ KINDS_TEXT = st.lists(
 @given(text=KINDS_TEXT)
 def test_every_kind_of_rule_gives_the_same_columns(text: str) -> None:
     _same(_Kinds(), text)
+
+
+@given(text=KINDS_TEXT, stack=st.sampled_from([("root", "string"), ("root", "inner", "inner")]))
+def test_a_starting_stack_gives_the_same_tokens(text: str, stack: tuple[str, ...]) -> None:
+    _same_tokens(_Kinds(), text, stack)
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@settings(max_examples=40)
+@given(text=TEXT)
+def test_an_override_runs_on_the_native_tokens(language: str, text: str) -> None:
+    lexer = lexer_by_language(language)
+    assert columns_for(lexer, "", False) is None
+    assert list(get_tokens(lexer, text)) == list(lexer.get_tokens_unprocessed(text))
+    previous = loop.set_native_tokens(None)
+    try:
+        pure = lex(text, lexer, keep_comments=True)
+    finally:
+        loop.set_native_tokens(previous)
+    native = lex(text, lexer, keep_comments=True)
+    assert (native.texts, native.starts, native.types) == (pure.texts, pure.starts, pure.types)
 
 
 def test_plain_bygroups_become_type_groups() -> None:
