@@ -8,11 +8,15 @@
 Lexing, per language, on the same files with the same lexer object (``stripnl=False,
 ensurenl=False``): Pygments' ``list(lexer.get_tokens_unprocessed(src))`` against
 ``list(crystal_lsp.text.fastlex.get_tokens(lexer, src))`` (*raw*), and ``tokens.lex`` with the
-executor off (``CRYSTAL_LSP_FASTLEX=0``) against on (*lex*, what the scan runs). First a pass
-that checks every file's token stream (type and value) is identical -- it also builds the
-executor's tables, and its time is reported as the one-off *first pass*; then ``--rounds``
-rounds, the four variants alternating (the order reversed every other round), CPU time
-(``process_time``) per file. Ratio = Pygments CPU / executor CPU over all rounds.
+executor off (``CRYSTAL_LSP_FASTLEX=0``) against on (*lex*, what the scan runs), and ``tokens.lex``
+on the executor with its loops in Python instead of the native core's (*pure loop*: the
+columns loop, and for lexers with an override such as C's the token loop; the same as on when
+the extension is not built). First a pass that checks every file's token
+stream (type and value) is identical, and that the three ``lex`` variants give the same columns
+-- it also builds the executor's tables, and its time is reported as the one-off *first pass*;
+then ``--rounds`` rounds, the five variants alternating (the order reversed every other round),
+CPU time (``process_time``) per file. Ratio = Pygments CPU / executor CPU over all rounds;
+*native loop* = pure-loop CPU / executor CPU.
 
 Corpora (read in place, sampled with a fixed seed): Python, CPython's stdlib (tests and
 site-packages excluded); Java, the JDK's src.zip (java.base); JavaScript, moment 2.30.1, and
@@ -54,7 +58,12 @@ import clone_bench  # noqa: E402  (also puts bench/planted on sys.path)
 import generate  # noqa: E402
 
 from crystal_lsp.text.fastlex import get_tokens, program_for  # noqa: E402
-from crystal_lsp.text.fastlex.select import runner_for  # noqa: E402
+from crystal_lsp.text.fastlex.columns import (  # noqa: E402
+    native_loop,
+    set_native_loop,
+    set_native_tokens,
+)
+from crystal_lsp.text.fastlex.select import columns_for, runner_for  # noqa: E402
 from crystal_lsp.text.lexers import lexer_by_language  # noqa: E402
 from crystal_lsp.text.tokens import lex  # noqa: E402
 
@@ -125,6 +134,22 @@ def _lex_with(flag: str, lexer: Any) -> Callable[[str], object]:
     return run
 
 
+def _lex_pure(lexer: Any) -> Callable[[str], object]:
+    def run(text: str) -> object:
+        loop, tokens = set_native_loop(None), set_native_tokens(None)
+        try:
+            return lex(text, lexer)
+        finally:
+            set_native_loop(loop)
+            set_native_tokens(tokens)
+
+    return run
+
+
+def _columns(tokens: Any) -> tuple[list[str], list[int], list[Any]]:
+    return tokens.texts, tokens.starts, tokens.types
+
+
 def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
     """Identity check, then alternating rounds of the four variants on one language."""
     lexer = lexer_by_language(lang)
@@ -135,6 +160,11 @@ def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
         name
         for name, t in files
         if list(get_tokens(lexer, t)) != list(lexer.get_tokens_unprocessed(t))
+        or not (
+            _columns(lex(t, lexer))
+            == _columns(_lex_with("0", lexer)(t))
+            == _columns(_lex_pure(lexer)(t))
+        )
     ]
     check_cpu = time.process_time() - t0
     t0 = time.process_time()
@@ -146,6 +176,7 @@ def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
         "fastlex_raw": lambda t: list(get_tokens(lexer, t)),
         "pygments_lex": _lex_with("0", lexer),
         "fastlex_lex": _lex_with("1", lexer),
+        "pure_loop_lex": _lex_pure(lexer),
     }
     per_file: dict[str, list[list[float]]] = {k: [] for k in variants}
     loads = [load0]
@@ -160,6 +191,8 @@ def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
         "bytes": sum(len(t.encode("utf-8")) for t in texts),
         "tokens": sum(1 for t in texts for _ in get_tokens(lexer, t)),
         "compiled": program_for(lexer) is not None,
+        "native_loop": native_loop() is not None,
+        "columns_loop": columns_for(lexer, "", False) is not None,
         "runner": getattr(runner_for(lexer), "__name__", "?"),
         "differing_files": differing,
         "identity_check_cpu": round(check_cpu, 3),
@@ -178,6 +211,8 @@ def bench_language(lang: str, files: Corpus, rounds: int) -> dict[str, Any]:
     for kind in ("raw", "lex"):
         fast = row[f"fastlex_{kind}"]["cpu"]
         row[f"ratio_{kind}"] = round(row[f"pygments_{kind}"]["cpu"] / fast, 2) if fast else None
+    fast = row["fastlex_lex"]["cpu"]
+    row["ratio_native_loop"] = round(row["pure_loop_lex"]["cpu"] / fast, 2) if fast else None
     return row
 
 
@@ -236,19 +271,19 @@ def render(doc: dict[str, Any]) -> str:
         "alternating rounds); per-file p50/p95 are the best of the rounds.",
         "",
         "| language | files | MB | tokens | identical | raw: Pygments / fastlex MB/s | raw ratio "
-        "| lex ratio | lex p50 / p95 ms (Pygments → fastlex) | first pass s | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| lex ratio | native loop | lex p50 / p95 ms (Pygments → fastlex) | first pass s | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in doc["lexing"]:
         if "skipped" in r:
-            lines.append(f"| {r['lang']} | skipped: {r['skipped']} |||||||||| ")
+            lines.append(f"| {r['lang']} | skipped: {r['skipped']} ||||||||||| ")
             continue
         same = "yes" if not r["differing_files"] else f"NO ({len(r['differing_files'])})"
         pl, fl = r["pygments_lex"], r["fastlex_lex"]
         lines.append(
             f"| {r['lang']} | {r['files']} | {r['bytes'] / 2**20:.1f} | {r['tokens']:,} | {same} "
             f"| {r['pygments_raw']['mb_per_s']} / {r['fastlex_raw']['mb_per_s']} "
-            f"| **{r['ratio_raw']}×** | **{r['ratio_lex']}×** "
+            f"| **{r['ratio_raw']}×** | **{r['ratio_lex']}×** | {r['ratio_native_loop']}× "
             f"| {pl['p50_ms']} / {pl['p95_ms']} → {fl['p50_ms']} / {fl['p95_ms']} "
             f"| {r['identity_check_cpu']} | {min(r['load'])}–{max(r['load'])} |"
         )

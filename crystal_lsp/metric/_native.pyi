@@ -93,3 +93,13 @@ class ProfileCache:
         /,
     ) -> float | tuple[list[int], list[int], int, int] | NotImplementedType: ...
     def clear(self) -> None: ...
+
+def lex_columns(
+    tables: Any, lexer: Any, text: str, keep_comments: bool, helpers: tuple[Any, ...], /
+) -> tuple[list[str], list[int], list[Any]]:
+    """The fastlex executor's columns loop (``crystal_lsp.text.fastlex.columns``)."""
+
+def lex_tokens(
+    tables: Any, lexer: Any, text: str, stack: Sequence[str], helpers: tuple[Any, ...], /
+) -> tuple[list[str], list[int], list[Any]]:
+    """Every token of the fastlex executor's run loop, as columns."""

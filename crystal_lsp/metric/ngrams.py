@@ -35,6 +35,8 @@ from itertools import compress
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from crystal_lsp.text.fastlex.columns import set_native_loop, set_native_tokens
+
 if TYPE_CHECKING:
     from crystal_lsp.metric._native import (
         IgnoreSet,
@@ -61,6 +63,15 @@ _native: ModuleType | None = None if os.environ.get(PURE_ENV) == "1" else _nativ
 _vocab: Vocabulary | None = None
 _encoded: dict[int, tuple[Set[Any], Vocabulary, IgnoreSet | None]] = {}
 _ENCODED_LIMIT = 32
+
+
+def _install_loop() -> None:
+    """The fastlex executor's loops follow the native core (on, off, not built)."""
+    set_native_loop(getattr(_native, "lex_columns", None))
+    set_native_tokens(getattr(_native, "lex_tokens", None))
+
+
+_install_loop()
 
 Ngram = tuple[Any, ...]
 
@@ -115,6 +126,7 @@ def set_native(enabled: bool) -> bool:
     if enabled and _native_module is None:
         raise RuntimeError("crystal_lsp.metric._native is not built")
     _native = _native_module if enabled else None
+    _install_loop()
     reset_vocabulary()
     return previous
 

@@ -50,6 +50,8 @@ def translate_groups(
         a if a is None or type(a) is _TokenType else translate_nested(a, runner_for)
         for a in found["args"]
     )
+    if all(a is None or type(a) is _TokenType for a in args):
+        return TypeGroups(args)
 
     def groups(lexer: Any, match: Any, base: int) -> Iterator[TokenTuple]:
         for i, action in enumerate(args, base + 1):
@@ -65,6 +67,27 @@ def translate_groups(
                         yield item
 
     return groups
+
+
+class TypeGroups:
+    """A translated ``bygroups`` whose arguments are all token types or None.
+
+    The native loop reads :attr:`types` and takes the groups itself; calling it yields what the
+    general translation would.
+    """
+
+    __slots__ = ("types",)
+
+    def __init__(self, types: tuple[_TokenType | None, ...]) -> None:
+        self.types = types
+
+    def __call__(self, lexer: Any, match: Any, base: int) -> Iterator[TokenTuple]:
+        """The tokens of the groups after ``base`` in ``match`` (``lexer`` is not needed)."""
+        for i, action in enumerate(self.types, base + 1):
+            if action is not None:
+                data = match.group(i)
+                if data:
+                    yield match.start(i), action, data
 
 
 def translate_nested(action: Any, runner_for: Callable[[Any], Runner]) -> Any:

@@ -16,9 +16,9 @@ from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
 
-from crystal_lsp.text.fastlex.columns import Columns, columns
+from crystal_lsp.text.fastlex.columns import Columns, columns, run_tokens
 from crystal_lsp.text.fastlex.program import StateTable, compile_rule
-from crystal_lsp.text.fastlex.run import Program, TokenTuple, run
+from crystal_lsp.text.fastlex.run import Program, TokenTuple
 
 FALLBACK_LEXERS: frozenset[str] = frozenset()
 """Lexer classes (by name) the executor must not run: their tokens were found to differ."""
@@ -78,7 +78,7 @@ class _Loop:
     ) -> Iterator[TokenTuple]:
         program = program_for(lexer)
         assert program is not None
-        return run(program, lexer, text, tuple(stack))
+        return run_tokens(program, lexer, text, tuple(stack))
 
 
 def _rebound(method: Any) -> Runner:
@@ -100,7 +100,7 @@ def _pygments(lexer: Lexer, text: str, **kwargs: Any) -> Iterator[TokenTuple]:
 def _plain(lexer: Lexer, text: str, stack: Sequence[str] = ("root",)) -> Iterator[TokenTuple]:
     program = program_for(lexer)
     assert program is not None
-    return run(program, lexer, text, tuple(stack))
+    return run_tokens(program, lexer, text, tuple(stack))
 
 
 def runner_for(lexer: Lexer) -> Runner:
