@@ -6,7 +6,14 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from crystal_lsp.cli.common import add_format, add_progress, emit_json, read_code, tokenize_file
+from crystal_lsp.cli.common import (
+    add_format,
+    add_progress,
+    emit_json,
+    int_in,
+    read_code,
+    tokenize_file,
+)
 from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError
@@ -40,7 +47,10 @@ def add_parser(sub: Any) -> None:
         help="in corpus mode, also print each pair's sentence-level scores",
     )
     p.add_argument(
-        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="refuse files larger than this"
+        "--max-bytes",
+        type=int_in(0, 2**40),
+        default=DEFAULT_MAX_BYTES,
+        help="refuse files larger than this",
     )
     add_format(p)
     add_progress(p)
