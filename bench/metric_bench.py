@@ -218,8 +218,9 @@ def _source_fingerprint() -> str:
     h = hashlib.sha256()
     h.update(f"{crystal_lsp.__version__}|{pygments.__version__}|k={K}".encode())
     package = Path(crystal_lsp.__file__).resolve().parent
-    for name in ("tokens.py", "lexers.py", "sset.py", "ngrams.py", "datasets.py", "parallel.py"):
-        h.update((package / name).read_bytes())
+    # everything that tokenizes or counts: the text and metric layers (fastlex included)
+    for path in sorted(package.glob("text/**/*.py")) + sorted(package.glob("metric/*.py")):
+        h.update(path.read_bytes())
     return h.hexdigest()[:12]
 
 
