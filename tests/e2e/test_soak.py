@@ -145,7 +145,7 @@ def _fresh_scan_flags(root: Path, cache: Path) -> list[tuple[str, int]]:
 
 
 @settings(
-    max_examples=60,
+    max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
