@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -17,6 +18,22 @@ from crystal_lsp.text.sources import SkippedFile, read_source
 from crystal_lsp.text.tokens import Tokens, lex
 
 FORMATS = ("text", "json")
+
+
+def server_logging(log_file: str | None, verbose: int) -> None:
+    """The log of a long-running server: ``--log-file`` or stderr (never stdout), ``-v`` levels."""
+    handler: logging.Handler
+    if log_file:
+        try:
+            handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:
+            raise CrystalError(f"--log-file {log_file}: {exc.strerror}") from None
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(max(logging.DEBUG, logging.WARNING - 10 * verbose))
 
 
 def int_in(low: int, high: int) -> Callable[[str], int]:

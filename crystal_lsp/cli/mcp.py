@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import multiprocessing
 import os
-import sys
 from typing import Any
 
+from crystal_lsp.cli.common import server_logging
 from crystal_lsp.errors import CrystalError
 
 
@@ -33,21 +32,6 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _logging(args: argparse.Namespace) -> None:
-    handler: logging.Handler
-    if args.log_file:
-        try:
-            handler = logging.FileHandler(args.log_file, encoding="utf-8")
-        except OSError as exc:
-            raise CrystalError(f"--log-file {args.log_file}: {exc.strerror}") from None
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(max(logging.DEBUG, logging.WARNING - 10 * args.verbose))
-
-
 def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.path):
         raise CrystalError(f"{args.path}: not a directory")
@@ -64,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         pass
     workspace = Workspace(args.path, jobs=args.jobs)
     server = create_server(workspace)
-    _logging(args)  # after the SDK configured its own, so that ours wins
+    server_logging(args.log_file, args.verbose)  # after the SDK's own, so that ours wins
     workspace.start()
     try:
         # the SDK's stdio transport points fd 1 at stderr while it serves: stdout is protocol only

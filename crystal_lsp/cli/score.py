@@ -20,7 +20,7 @@ from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.metric.statistics import sentence_statistics
+from crystal_lsp.metric.statistics import Statistics, sentence_statistics
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
 
@@ -207,20 +207,8 @@ def _score_files(
         print(f"{row['hypothesis']}  vs  {refs_text}")
         for name in scorers:
             print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
-            print(f"  {'':<15}{_line(row['statistics'][name])}")
+            print(f"  {'':<15}{Statistics.from_json(row['statistics'][name]).line()}")
     return 0
-
-
-def _line(stats: dict[str, Any]) -> str:
-    from crystal_lsp.metric.statistics import Statistics
-
-    return Statistics(
-        stats["score"],
-        tuple(stats["matches"]),
-        tuple(stats["totals"]),
-        stats["hypLen"],
-        stats["refLen"],
-    ).line()
 
 
 def check_languages(hyp_path: str, language: str, ref_paths: Sequence[str]) -> None:
@@ -286,7 +274,7 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
     for name in scorers:
         print(f"  {LABELS[name]:<15}{row[name]:.4f}  {row['signatures'][name]}")
         if "statistics" in row:
-            print(f"  {'':<15}{_line(row['statistics'][name])}")
+            print(f"  {'':<15}{Statistics.from_json(row['statistics'][name]).line()}")
     return 0
 
 

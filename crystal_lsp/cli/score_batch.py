@@ -280,7 +280,7 @@ def _print(doc: dict[str, Any], scorers: dict[str, CrystalBLEU], args: argparse.
     for name, scorer in scorers.items():
         print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
         stats = doc["statistics"][name]
-        print(f"{'':<15}{_stats_line(stats)}")
+        print(f"{'':<15}{Statistics.from_json(stats).line()}")
         if name in doc.get("bootstrap", {}):
             b = doc["bootstrap"][name]
             print(
@@ -295,13 +295,3 @@ def _print(doc: dict[str, Any], scorers: dict[str, CrystalBLEU], args: argparse.
             )
     for row in doc.get("sentences", []):
         print(f"{row['pair']}: " + "  ".join(f"{LABELS[n]} {row[n]:.4f}" for n in scorers))
-
-
-def _stats_line(stats: dict[str, Any]) -> str:
-    return Statistics(
-        stats["score"],
-        tuple(stats["matches"]),
-        tuple(stats["totals"]),
-        stats["hypLen"],
-        stats["refLen"],
-    ).line()

@@ -8,6 +8,7 @@ import multiprocessing
 import sys
 from typing import Any
 
+from crystal_lsp.cli.common import server_logging
 from crystal_lsp.errors import CrystalError
 
 log = logging.getLogger(__name__)
@@ -53,18 +54,7 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _logging(args: argparse.Namespace) -> None:
-    handler: logging.Handler
-    if args.log_file:
-        try:
-            handler = logging.FileHandler(args.log_file, encoding="utf-8")
-        except OSError as exc:
-            raise CrystalError(f"--log-file {args.log_file}: {exc.strerror}") from None
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(max(logging.DEBUG, logging.WARNING - 10 * args.verbose))
+    server_logging(args.log_file, args.verbose)
     # pygls logs every message body at INFO
     logging.getLogger("pygls").setLevel(logging.DEBUG if args.verbose >= 3 else logging.WARNING)
 

@@ -12,7 +12,7 @@ on the same items, both as sacrebleu computes them (seed 12345 by default, 1000 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,13 @@ class Statistics:
             "hypLen": self.hyp_len,
             "refLen": self.ref_len,
         }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Statistics:
+        """The statistics back from :meth:`to_json` (the derived fields are recomputed)."""
+        return cls(
+            doc["score"], tuple(doc["matches"]), tuple(doc["totals"]), doc["hypLen"], doc["refLen"]
+        )
 
     def line(self) -> str:
         """One line, as sacrebleu prints it (precisions in percent, then matches/totals)."""

@@ -24,7 +24,6 @@ from crystal_lsp.text.fastlex.actions import TypeGroups
 from crystal_lsp.text.fastlex.program import (
     CALLBACK,
     GROUPS,
-    NON_ASCII,
     TOKEN,
     USING,
 )
@@ -167,62 +166,11 @@ def columns(program: Program, lexer: Lexer, text: str, keep_comments: bool) -> C
 
 
 def pure_columns(program: Program, lexer: Lexer, text: str, keep_comments: bool) -> Columns:
-    """:func:`columns` in Python: the reference and the fallback of the native loop."""
+    """:func:`columns` in Python: the reference and the fallback of the native loop.
+
+    The executor's own token stream (:func:`~crystal_lsp.text.fastlex.run.run`) filtered as
+    :func:`crystal_lsp.text.tokens.lex` filters it: one loop to keep exact, the native one fast.
+    """
     out: Columns = ([], [], [])
-    add_text, add_start, add_type = out[0].append, out[1].append, out[2].append
-    dropped = {} if keep_comments else _COMMENT_TYPES
-    tables = program.tables
-    statestack = ["root"]
-    table = tables["root"]
-    buckets = table.buckets
-    pos, end = 0, len(text)
-    while True:
-        code = ord(text[pos]) if pos < end else NON_ASCII
-        if code > NON_ASCII:
-            code = NON_ASCII
-        bucket = buckets[code]
-        if bucket is None:
-            bucket = table.bucket(code)
-        for match, steps, step in bucket:
-            m = match(text, pos)
-            if m is None:
-                continue
-            if steps is None:
-                kind, action, new_state, own, _, trans = step  # type: ignore[misc]
-                group = 0
-            else:
-                group = m.lastindex  # type: ignore[assignment]
-                kind, action, new_state, own, _, trans = steps[group]  # type: ignore[index]
-            if kind == TOKEN:
-                value = m.group(group)
-                if value and not value.isspace():
-                    comment = dropped.get(action)
-                    if comment is None and not keep_comments:
-                        comment = is_comment(action)
-                    if not comment:
-                        add_text(value)
-                        add_start(pos)
-                        add_type(action)
-            elif kind == GROUPS:
-                keep_all(out, action(lexer, m, group), keep_comments)
-            elif kind == USING:
-                keep_all(out, action(lexer, _PseudoMatch(pos, m.group(group))), keep_comments)
-            elif kind == CALLBACK:
-                keep_all(out, action(lexer, own(text, pos) if steps else m), keep_comments)
-            pos = m.end()
-            if trans:
-                move(statestack, trans, new_state)
-                table = tables[statestack[-1]]
-                buckets = table.buckets
-            break
-        else:
-            if pos >= end:
-                break
-            if text[pos] == "\n":
-                statestack = ["root"]
-                table = tables["root"]
-                buckets = table.buckets
-            elif not text[pos].isspace():
-                keep_all(out, ((pos, Error, text[pos]),), keep_comments)
-            pos += 1
+    keep_all(out, run(program, lexer, text), keep_comments)
     return out
