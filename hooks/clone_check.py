@@ -30,12 +30,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from crystal_lsp.clones.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding, display_path
 from crystal_lsp.clones.git import Git, Spans, git_env, git_root
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
+from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded

@@ -26,8 +26,18 @@ from clone_bench import adapters  # noqa: E402
 from real import normalize  # noqa: E402
 
 OURS = "crystal-lsp"
-JSCPD_FORMAT = {"python": "python", "javascript": "javascript", "typescript": "typescript"}
-PMD_LANGUAGE = {"python": "python", "javascript": "ecmascript", "typescript": "typescript"}
+JSCPD_FORMAT = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "c": "c",
+}
+PMD_LANGUAGE = {
+    "python": "python",
+    "javascript": "ecmascript",
+    "typescript": "typescript",
+    "c": "cpp",
+}
 Command = Callable[[Path, str, Path], tuple[list[str], Path, Path | None]]
 
 
@@ -63,7 +73,7 @@ def _ours(venv: Path) -> Tool:
     return Tool(
         OURS,
         "crystal-lsp",
-        ("python", "javascript", "typescript"),
+        ("python", "javascript", "typescript", "c"),
         cmd,
         read,
         ranked=True,

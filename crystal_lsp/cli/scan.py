@@ -89,9 +89,9 @@ def _demo_path() -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
-    from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.files import list_files
     from crystal_lsp.clones.git import changed_lines
+    from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.settings import load_config
     from crystal_lsp.distributed.scan import scan_runner
 
@@ -150,7 +150,7 @@ def _root(args: argparse.Namespace) -> str:
 
 def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> None:
     """Write the report in the chosen format to ``--output`` or stdout."""
-    from crystal_lsp.clones.sarif import to_sarif
+    from crystal_lsp.clones.reports.sarif import to_sarif
 
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
@@ -265,7 +265,7 @@ def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, ou
 
 def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
     """``--format agent``: one line per copy, then one summary line (no colour codes)."""
-    from crystal_lsp.clones.agent import agent_lines, agent_summary
+    from crystal_lsp.clones.reports.agent import agent_lines, agent_summary
 
     summary = agent_summary(
         result.findings,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from crystal_lsp.clones.agent import agent_lines, agent_summary, what
 from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.reports.agent import agent_lines, agent_summary, what
 from crystal_lsp.clones.scan import ScanResult
 from crystal_lsp.clones.similarity import shared_ngrams
 from crystal_lsp.mcp.models import (

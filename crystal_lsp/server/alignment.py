@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from crystal_lsp.clones.align.regions import line_shapes
 from crystal_lsp.clones.findings import Location
-from crystal_lsp.clones.regions import line_shapes
 
 if TYPE_CHECKING:
     from crystal_lsp.server.workspace import Folder

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crystal_lsp.clones.regions import line_shapes
+from crystal_lsp.clones.align.regions import line_shapes
 from crystal_lsp.text.entries import Heavy
 
 

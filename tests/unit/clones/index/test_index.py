@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, renamed, write_tree
 
-import crystal_lsp.clones.languagesets as languagesets
+import crystal_lsp.clones.index.languagesets as languagesets
 from crystal_lsp import CrystalError
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.settings import ScanConfig

@@ -18,31 +18,15 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crystal_lsp.clones.grouping import components
-from crystal_lsp.clones.regions import Region
+from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.copies.grouping import components
 
 SAME_LOCATION = 0.75
 """Regions of one file sharing this share of the longer one's tokens are one location."""
 NESTED = 0.5
 """A class whose every region has this share inside a region of a larger class is not reported
 again (another alignment of the same copies)."""
-
-
-@dataclass(frozen=True)
-class RegionPair:
-    """Two regions accepted as copies, with their scores and the copied code they share."""
-
-    a: Region
-    b: Region
-    similarity: float
-    crystalbleu: float
-    copied: int
-    """Copied non-trivial tokens (aligned, outside noise): what removing a copy saves."""
-
-    @property
-    def gain(self) -> float:
-        """What a reviewer gains from this pair: copied tokens times similarity."""
-        return self.copied * self.similarity
 
 
 @dataclass

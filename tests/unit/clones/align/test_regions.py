@@ -8,7 +8,7 @@ import bisect
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, renamed
 
-from crystal_lsp.clones.regions import (
+from crystal_lsp.clones.align.regions import (
     Region,
     as_unit,
     corresponding,

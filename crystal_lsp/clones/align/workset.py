@@ -13,26 +13,26 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from crystal_lsp.clones import reuse
-from crystal_lsp.clones.alignment import PairKey, PairRecord, aligned
-from crystal_lsp.clones.candidates import Side
-from crystal_lsp.clones.chains import Runs
-from crystal_lsp.clones.classes import RegionPair, distinct_pairs
-from crystal_lsp.clones.grouping import components
-from crystal_lsp.clones.regions import Region, header_prefix
-from crystal_lsp.clones.report import findings_of
-from crystal_lsp.clones.seeds import I64, Bools, FileSeeds, SeedTable, noise_mask, raw_noise_mask
+from crystal_lsp.clones.align.candidates import Side
+from crystal_lsp.clones.align.chains import Runs
+from crystal_lsp.clones.align.context import Finder, LanguageState
+from crystal_lsp.clones.align.pairs import PairKey, PairRecord
+from crystal_lsp.clones.align.regions import Region, header_prefix
+from crystal_lsp.clones.align.seeds import (
+    I64,
+    Bools,
+    FileSeeds,
+    SeedTable,
+    noise_mask,
+    raw_noise_mask,
+)
 from crystal_lsp.clones.similarity import Code, Item, Similarity
-from crystal_lsp.clones.wholes import whole_copies
 from crystal_lsp.text.entries import GENERATED, OK
 from crystal_lsp.text.snippets import DATA
-
-if TYPE_CHECKING:
-    from crystal_lsp.clones.finder import CloneFinder, LineFocus, Progress, _LanguageState
 
 GENERATED_PAIR = "generated"
 
@@ -41,8 +41,8 @@ GENERATED_PAIR = "generated"
 class Workset:
     """The files of one search (module docstring); file ids index ``paths``."""
 
-    finder: CloneFinder
-    state: _LanguageState
+    finder: Finder
+    state: LanguageState
     paths: list[str]
     extra: dict[int, FileSeeds]
     hidden: set[int]
@@ -52,7 +52,7 @@ class Workset:
     _noise_raw: dict[int, Bools] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, finder: CloneFinder, state: _LanguageState, language: str) -> Workset:
+    def of(cls, finder: Finder, state: LanguageState, language: str) -> Workset:
         """The disk files of ``state`` and the index's overrides of ``language``."""
         files = finder.index.files
         paths = list(state.paths)
@@ -240,79 +240,3 @@ class Copies:
     def time(self, phase: str, started: float) -> None:
         """Add the seconds since ``started`` to a phase."""
         self.timings[phase] = self.timings.get(phase, 0.0) + time.perf_counter() - started
-
-
-def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | None) -> Copies:
-    """Clone classes of a workset (module docstring); with ``focus``, those touching it.
-
-    Any search reuses what the previous full scan found for the pairs of files that did not
-    change (:mod:`crystal_lsp.clones.reuse`): a full scan, the language server's buffers and
-    the hook's staged files all align only what changed. Without such a scan, a focused search
-    aligns the focus files, then every file a copy reached, until no new file turns up.
-    """
-    out = Copies()
-    full = focus is None and not work.extra and not work.hidden
-    started = time.perf_counter()
-    previous = reuse.plan(work)
-    out.time("retrieval", started)
-    if previous is not None:
-        out.records.update(previous.records)
-        accepted = [p for r in previous.records.values() for p in r.accepted]
-        if previous.affected:
-            accepted += aligned(work, previous.affected, set(), out, progress)
-        touching = None if focus is None else _reaching_files(accepted, focus)
-        accepted += whole_copies(work, None, set(), out, touching)
-    elif focus is None:
-        accepted = aligned(work, None, set(), out, progress)
-        accepted += whole_copies(work, None, set(), out)
-    else:
-        accepted = _focused(work, focus, out, progress)
-    if full:
-        reuse.save(work, out.records)
-    started = time.perf_counter()
-    if focus is not None:
-        accepted = _reaching(accepted, focus)
-    out.findings, nested = findings_of(work, distinct_pairs(accepted), focus)
-    out.filtered["nested"] += nested
-    out.time("grouping", started)
-    return out
-
-
-def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
-    """The pairs among the files that copies connect to the focus files.
-
-    The classes touching the focus, and any larger class they could be nested in, lie there.
-    """
-    wanted = _reaching_files(pairs, focus)
-    return [p for p in pairs if p.a.path in wanted]
-
-
-def _reaching_files(pairs: list[RegionPair], focus: LineFocus) -> set[str]:
-    """The focus files and every file copies connect to them (through other files too)."""
-    paths = sorted({r.path for p in pairs for r in (p.a, p.b)} | set(focus))
-    index = {path: k for k, path in enumerate(paths)}
-    parts = components(len(paths), [(index[p.a.path], index[p.b.path]) for p in pairs])
-    wanted: set[str] = set()
-    for part in parts:
-        names = {paths[k] for k in part}
-        if names & set(focus):
-            wanted |= names
-    return wanted
-
-
-def _focused(
-    work: Workset, focus: LineFocus | None, out: Copies, progress: Progress | None
-) -> list[RegionPair]:
-    """A focused search (or one with overrides): the focus, then every file a copy reached."""
-    among = None if focus is None else sorted(work.ids[p] for p in focus if p in work.ids)
-    accepted: list[RegionPair] = []
-    done: set[int] = set()
-    while among is None or among:
-        accepted += aligned(work, among, done, out, progress)
-        accepted += whole_copies(work, among, done, out)
-        if among is None:
-            break
-        done |= set(among)
-        reached = {work.ids[r.path] for pair in accepted for r in (pair.a, pair.b)}
-        among = sorted(reached - done)
-    return accepted

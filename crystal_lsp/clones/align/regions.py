@@ -1,6 +1,6 @@
 """Regions: the lines of a file a chain aligned, snapped to lines and to whole units.
 
-A chain (:mod:`crystal_lsp.clones.chains`) aligns normalized tokens. What a reviewer reads are
+A chain (:mod:`crystal_lsp.clones.align.chains`) aligns normalized tokens. What a reviewer reads are
 lines: a region starts at the start of the line of its first aligned token and ends at the end of
 the line of its last one. A chain that ran on into the first line of the next function (whose
 header looks alike) is cut before it, one that began on the closing line of the previous

@@ -4,11 +4,11 @@ A *seed* at normalized position ``i`` of a file is the hash of its normalized to
 ``i .. i+SEED-1`` (two consecutive 4-gram hashes of the index entry, see
 :attr:`crystal_lsp.text.entries.Entry.h4`). Seeds starting on a 4-gram of the normalized S set are
 left out: what every program shares cannot tell a copy. Two occurrences of the same seed hash are
-a *match*; the clone finder chains matches into aligned regions (:mod:`crystal_lsp.clones.chains`).
+a *match*; the clone finder chains matches into aligned regions (:mod:`crystal_lsp.clones.align.chains`).
 
 A seed hash found at more than ``max_df`` positions is boilerplate of the repository: its
 occurrences are not paired (that would be quadratic and says nothing), and a copy made only of such
-seeds is still found through the digests of whole units (:mod:`crystal_lsp.clones.classes`).
+seeds is still found through the digests of whole units (:mod:`crystal_lsp.clones.copies.classes`).
 Seeds starting on a noise token (:mod:`crystal_lsp.text.noise`) are kept: a copied function is
 aligned across its signature, which just does not count as copied code.
 """

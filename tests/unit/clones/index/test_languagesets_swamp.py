@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from scan_samples import GETTERS_A, ORIGINAL, UNRELATED, module, write_tree
 
-import crystal_lsp.clones.languagesets as languagesets
+import crystal_lsp.clones.index.languagesets as languagesets
 from crystal_lsp.clones.index import RepoIndex
-from crystal_lsp.clones.languagesets import LanguageSets, jaccard, near_copy_families
+from crystal_lsp.clones.index.languagesets import LanguageSets, jaccard, near_copy_families
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.similarity import Code, Item, Loader, Similarity, trivial_shingles
 from crystal_lsp.clones.store import Store

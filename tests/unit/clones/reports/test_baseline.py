@@ -10,8 +10,13 @@ from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_
 
 from crystal_lsp import CrystalError
 from crystal_lsp.cli.main import main
-from crystal_lsp.clones.baseline import FORMAT, load_baseline, without_baselined, write_baseline
 from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.reports.baseline import (
+    FORMAT,
+    load_baseline,
+    without_baselined,
+    write_baseline,
+)
 
 
 def finding(path_a: str, path_b: str, norm: str = "n") -> Finding:

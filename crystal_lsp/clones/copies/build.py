@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.candidates import region_norm_sha, region_sha
-from crystal_lsp.clones.classes import CloneClass, RegionPair, clone_classes, drop_nested
-from crystal_lsp.clones.digests import FILE
+from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
+from crystal_lsp.clones.align.digests import FILE
+from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
-from crystal_lsp.clones.regions import Region
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.finder import LineFocus
-    from crystal_lsp.clones.workset import Workset
+    from crystal_lsp.clones.align.context import LineFocus
+    from crystal_lsp.clones.align.workset import Workset
 
 
 def findings_of(

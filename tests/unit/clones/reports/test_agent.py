@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from crystal_lsp.clones.agent import agent_lines, agent_summary
 from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
+from crystal_lsp.clones.reports.agent import agent_lines, agent_summary
 
 
 def _loc(path: str, first: int, last: int, kind: str = "function", name: str = "f") -> Location:

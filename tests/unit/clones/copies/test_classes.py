@@ -3,7 +3,8 @@ reported once, shifted re-alignments of one copy are dropped."""
 
 from __future__ import annotations
 
-from crystal_lsp.clones.classes import (
+from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.copies.classes import (
     CloneClass,
     RegionPair,
     clone_classes,
@@ -11,7 +12,6 @@ from crystal_lsp.clones.classes import (
     drop_nested,
     locations,
 )
-from crystal_lsp.clones.regions import Region
 
 
 def region(path: str, start: int, end: int) -> Region:

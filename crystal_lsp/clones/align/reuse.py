@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from crystal_lsp.clones.alignment import PairKey, PairRecord
-from crystal_lsp.clones.classes import RegionPair
-from crystal_lsp.clones.regions import Region
-from crystal_lsp.clones.seeds import FileSeeds
+from crystal_lsp.clones.align.pairs import Memo, PairKey, PairRecord, RegionPair
+from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.align.seeds import FileSeeds
 from crystal_lsp.text.fingerprints import U64
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.workset import Workset
+    from crystal_lsp.clones.align.workset import Workset
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +47,6 @@ def memo_key(work: Workset) -> str:
     state = work.state
     signature = work.finder.config.signature()
     return f"align:{work.similarity.language}:{state.sets.fingerprint}:{signature}:{FORMAT}"
-
-
-@dataclass
-class Memo:
-    """A full scan's pair records, parsed (kept in memory by the finder between searches)."""
-
-    files: dict[str, str]
-    records: dict[PairKey, PairRecord]
 
 
 def load(work: Workset) -> Memo | None:

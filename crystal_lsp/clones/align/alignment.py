@@ -1,31 +1,35 @@
 """Copies found by alignment: chains made candidates, decided, each file pair's outcome on record.
 
 The steps 1-3 of :mod:`crystal_lsp.clones.finder` for the files of a search: seed matches become
-chains (:mod:`crystal_lsp.clones.chains`), chains become candidates (:mod:`candidates`), the
+chains (:mod:`crystal_lsp.clones.align.chains`), chains become candidates (:mod:`candidates`), the
 similarity seam decides them (missing scores on the finder's scorer), and a chain that is not a
 copy as a whole is split at its widest gap and its parts decided again. What every file pair
 gave -- its copies, and its candidates left out on purpose by reason -- is kept in a
 :class:`PairRecord`, so that a later full scan can reuse the pairs whose files did not change
-(:mod:`crystal_lsp.clones.reuse`).
+(:mod:`crystal_lsp.clones.align.reuse`).
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.candidates import candidate, copied_tokens
-from crystal_lsp.clones.chains import Chain, ChainStats, chains_of, runs_of, split_at_widest_gap
-from crystal_lsp.clones.classes import RegionPair
-from crystal_lsp.clones.regions import Region
+from crystal_lsp.clones.align.candidates import candidate, copied_tokens
+from crystal_lsp.clones.align.chains import (
+    Chain,
+    ChainStats,
+    chains_of,
+    runs_of,
+    split_at_widest_gap,
+)
+from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.similarity import Item
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.finder import Progress
-    from crystal_lsp.clones.workset import Copies, Workset
+    from crystal_lsp.clones.align.context import Progress
+    from crystal_lsp.clones.align.workset import Copies, Workset
 
 COPIED_SHARE = 0.75
 """Of ``min_tokens``, the share a copy must have copied (outside noise, see :mod:`candidates`)."""
@@ -34,7 +38,6 @@ SPLITS = 4
 MIN_DENSITY = 0.6
 """A chain whose runs cover less than this share of its regions is split before it is decided."""
 SUPPRESSED, OVERLAPPING = "suppressed", "overlapping"
-PairKey = tuple[str, str]
 Found = tuple[int, int, Region, Region, int, tuple[Item, Item]]
 """A candidate: file ids, both regions, copied tokens, and both pieces for the similarity."""
 
@@ -42,15 +45,6 @@ Found = tuple[int, int, Region, Region, int, tuple[Item, Item]]
 def min_copied_tokens(min_tokens: int) -> int:
     """The fewest copied tokens a candidate needs to be a copy (``COPIED_SHARE`` of the size)."""
     return max(1, round(COPIED_SHARE * min_tokens))
-
-
-@dataclass
-class PairRecord:
-    """What aligning one pair of files gave."""
-
-    accepted: list[RegionPair] = field(default_factory=list)
-    filtered: Counter[str] = field(default_factory=Counter)
-    candidates: int = 0
 
 
 def aligned(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed
 
-from crystal_lsp.clones.seeds import SEED, FileSeeds, Matches, SeedTable
+from crystal_lsp.clones.align.seeds import SEED, FileSeeds, Matches, SeedTable
 from crystal_lsp.text.entries import Entry, build_entry
 from crystal_lsp.text.fingerprints import U64, gram_hashes, ngram_hashes, token_hashes
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy
 
-from crystal_lsp.clones.chains import (
+from crystal_lsp.clones.align.chains import (
     CHAIN_GAP,
     Chain,
     ChainStats,
@@ -17,7 +17,7 @@ from crystal_lsp.clones.chains import (
     runs_of,
     split_at_widest_gap,
 )
-from crystal_lsp.clones.seeds import SEED, FileSeeds, SeedTable
+from crystal_lsp.clones.align.seeds import SEED, FileSeeds, SeedTable
 from crystal_lsp.text.entries import Entry, build_entry
 from crystal_lsp.text.fingerprints import U64, ngram_hashes, token_hashes
 

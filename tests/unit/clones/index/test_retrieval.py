@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.clones.index.retrieval import Postings
 
 
 def arr(*values: int) -> np.ndarray:
@@ -146,7 +146,7 @@ def test_query_outside_the_index_follows_the_documented_rule() -> None:
     st.sampled_from([2**8, 2**32 - 1, 2**32, 2**62]),
 )
 def test_counting_pair_keys_equals_numpy_unique(values: list[int], bound: int) -> None:
-    from crystal_lsp.clones.retrieval import _count_keys
+    from crystal_lsp.clones.index.retrieval import _count_keys
 
     keys = np.array([v % (bound + 1) for v in values], dtype=np.int64)
     got_keys, got_counts = _count_keys(keys)

@@ -25,7 +25,7 @@ import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, renamed, write_tree
 
 from crystal_lsp.cli.main import main
-from crystal_lsp.clones.sarif import RULE_ID
+from crystal_lsp.clones.reports.sarif import RULE_ID
 
 PACKAGE = "@microsoft/sarif-multitool-linux"
 VERSION = "5.7.0"

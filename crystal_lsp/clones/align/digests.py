@@ -1,7 +1,7 @@
 """Copies found by digest: identical files, and whole units with the same (normalized) tokens.
 
 Alignment pairs the occurrences of a seed only while it is rare enough to tell a copy
-(:mod:`crystal_lsp.clones.seeds`); code copied into dozens of files would be lost with that cut.
+(:mod:`crystal_lsp.clones.align.seeds`); code copied into dozens of files would be lost with that cut.
 Whole copies need no seeds: files with the same content, and units (functions, classes, blocks)
 with the same normalized tokens -- exact and consistently renamed copies -- are grouped by digest,
 however many there are. Identical files make one finding each, whatever they hold.
@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from crystal_lsp.clones.regions import Region
+from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.text.entries import Heavy, SnippetMeta, span_position
 from crystal_lsp.text.snippets import DATA
 

@@ -1,6 +1,6 @@
 """Chains: matched seeds of two files joined into aligned regions, with gaps for edited code.
 
-Matches (:mod:`crystal_lsp.clones.seeds`) of one file pair that lie on the same diagonal
+Matches (:mod:`crystal_lsp.clones.align.seeds`) of one file pair that lie on the same diagonal
 (``pb - pa``) and follow each other closely form a *run*: a stretch of identical normalized
 tokens. A copy that was edited is a series of runs on nearby diagonals: an inserted line shifts
 the diagonal by its length, a changed expression leaves a hole. Runs are joined into *chains* by
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crystal_lsp.clones.seeds import I64, SEED, Matches
+from crystal_lsp.clones.align.seeds import I64, SEED, Matches
 
 RUN_GAP = SEED
 """Seeds on one diagonal at most this many positions apart belong to one run."""

@@ -17,20 +17,32 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from crystal_lsp.clones.index.state import FileState, IndexEngine
 from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store
 from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset, suggest_k
-from crystal_lsp.text.entries import OK, Entry
+from crystal_lsp.text.entries import OK, Entry, Heavy
 from crystal_lsp.text.fingerprints import U64, text_sha
 from crystal_lsp.text.lexers import lexer_label, resolve_lexer
 from crystal_lsp.text.views import normalized
 
-if TYPE_CHECKING:
-    from crystal_lsp.clones.index import FileState, RepoIndex
+
+class RepoIndex(Protocol):
+    """What the S sets need of the index (:class:`crystal_lsp.clones.index.repo.RepoIndex`)."""
+
+    config: ScanConfig
+    store: Store
+    files: dict[str, FileState]
+    engine: IndexEngine
+
+    def heavy(self, path: str) -> Heavy:
+        """The heavy part (token texts, categories, lines) of an indexed file."""
+
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Whole copies of a search: exact and renamed units grouped by digest, and identical files.
 
-Step 4's digest grouping (:mod:`crystal_lsp.clones.digests`) for the files of a search: each
+Step 4's digest grouping (:mod:`crystal_lsp.clones.align.digests`) for the files of a search: each
 group's first unit is paired with the others, their copied tokens counted outside noise, and the
 pairs decided by the similarity seam like aligned ones (:func:`alignment.decided`).
 """
@@ -11,19 +11,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.alignment import Found, decided, min_copied_tokens
-from crystal_lsp.clones.candidates import main_noise_kind
-from crystal_lsp.clones.classes import RegionPair
-from crystal_lsp.clones.digests import (
+from crystal_lsp.clones.align.alignment import Found, decided, min_copied_tokens
+from crystal_lsp.clones.align.candidates import main_noise_kind
+from crystal_lsp.clones.align.digests import (
     Unit,
     file_region,
     identical_files,
     representative_pairs,
     unit_groups,
 )
+from crystal_lsp.clones.align.pairs import RegionPair
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.workset import Copies, Workset
+    from crystal_lsp.clones.align.workset import Copies, Workset
 
 
 def whole_copies(

@@ -1,7 +1,7 @@
 """Candidate copies: a chain's two regions, how much copied code they share, and what to skip.
 
-A chain (:mod:`crystal_lsp.clones.chains`) becomes a :class:`Candidate`: both regions snapped to
-lines and units (:mod:`crystal_lsp.clones.regions`), and the number of *copied* tokens -- aligned
+A chain (:mod:`crystal_lsp.clones.align.chains`) becomes a :class:`Candidate`: both regions snapped to
+lines and units (:mod:`crystal_lsp.clones.align.regions`), and the number of *copied* tokens -- aligned
 normalized tokens outside noise (:mod:`crystal_lsp.text.noise`) on both sides. A candidate smaller
 than the size settings is not a copy; one whose copied tokens are too few is convention, not
 copying, and is filtered under the noise kind that filled it (the caller counts it).
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crystal_lsp.clones.chains import Chain
-from crystal_lsp.clones.regions import (
+from crystal_lsp.clones.align.chains import Chain
+from crystal_lsp.clones.align.regions import (
     Region,
     as_unit,
     corresponding,
@@ -27,7 +27,7 @@ from crystal_lsp.clones.regions import (
     unit_bounds,
     whole_lines,
 )
-from crystal_lsp.clones.seeds import Bools
+from crystal_lsp.clones.align.seeds import Bools
 from crystal_lsp.text.entries import Entry, Heavy
 from crystal_lsp.text.fingerprints import text_sha
 from crystal_lsp.text.views import normalized
