@@ -44,6 +44,7 @@ from crystal_lsp.clones.align.context import (
     Ref,
     Shadow,
 )
+from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
 from crystal_lsp.clones.align.pairs import Memo
 from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.align.workset import Copies, Workset
@@ -185,9 +186,20 @@ class CloneFinder:
             pair_cache_key = f"pairs:{language}:{sets.fingerprint}:{self.config.signature()}"
             similarity.cache = self.index.store.get(pair_cache_key) or {}
         trivial = trivial_shingles(sets.norm)
-        seeds = [FileSeeds.of(self.index.files[p].entry, trivial) for p in paths]
-        table = SeedTable.of(seeds, self.config.max_df)
+        entries = [self.index.files[p].entry for p in paths]
+        duplicates = duplicate_files([(p, self.index.files[p].sha) for p in paths])
+        dropped = overcopied_spans(
+            [None if i in duplicates else e for i, e in enumerate(entries)], self.config.max_df
+        )
+        seeds = [
+            without_spans(FileSeeds.of(entry, trivial), dropped.get(i, ()))
+            for i, entry in enumerate(entries)
+        ]
+        table = SeedTable.of(
+            [None if i in duplicates else s for i, s in enumerate(seeds)], self.config.max_df
+        )
         state = LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
+        state.duplicates, state.dropped = duplicates, dropped
         self._states[language] = state
         return state
 

@@ -52,8 +52,8 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     started = time.perf_counter()
     if focus is not None:
         accepted = _reaching(accepted, focus)
-    out.findings, nested = findings_of(work, distinct_pairs(accepted), focus)
-    out.filtered["nested"] += nested
+    out.findings, folded = findings_of(work, distinct_pairs(accepted), focus, out)
+    out.filtered.update(folded)
     out.time("grouping", started)
     return out
 

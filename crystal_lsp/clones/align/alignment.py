@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.align.candidates import candidate, copied_tokens
+from crystal_lsp.clones.align.candidates import Candidate, candidate, copied_tokens, of_spans
 from crystal_lsp.clones.align.chains import (
     Chain,
     ChainStats,
@@ -97,8 +97,7 @@ def _candidates(
 ) -> tuple[list[Found], list[Chain]]:
     """The candidates of chains that are large enough, and the chain of each."""
     started = time.perf_counter()
-    config = work.finder.config
-    min_copied = min_copied_tokens(config.min_tokens)
+    min_copied = min_copied_tokens(work.finder.config.min_tokens)
     found: list[Found] = []
     origin: list[Chain] = []
     for chain in chains:
@@ -109,27 +108,59 @@ def _candidates(
             out.count(key, kind_of(), count)
             continue
         cand, kind_of = candidate(chain, a, b)
-        if min(cand.a.tokens, cand.b.tokens) < config.min_tokens or (
-            min(cand.a.lines, cand.b.lines) < config.min_lines
-        ):
-            continue
-        if cand.a.overlap(cand.b) or cand.b.within(cand.a) or cand.a.within(cand.b):
-            out.count(key, OVERLAPPING, count)  # a unit around both sides of an inner copy
-            continue
-        if cand.copied < min_copied:
-            out.count(key, kind_of(), count)
-            continue
-        if work.suppressed(chain.fa, cand.a) or work.suppressed(chain.fb, cand.b):
-            out.count(key, SUPPRESSED, count)
-            continue
-        items = (
-            work.item(chain.fa, cand.a.start, cand.a.end, cand.sha_a),
-            work.item(chain.fb, cand.b.start, cand.b.end, cand.sha_b),
-        )
-        found.append((chain.fa, chain.fb, cand.a, cand.b, cand.copied, items))
-        origin.append(chain)
+        item = _found(work, chain.fa, chain.fb, cand, kind_of, out, count)
+        if item is not None:
+            found.append(item)
+            origin.append(chain)
     out.time("retrieval", started)
     return found, origin
+
+
+def _found(
+    work: Workset,
+    fa: int,
+    fb: int,
+    cand: Candidate,
+    kind_of: Callable[[], str],
+    out: Copies,
+    count: bool,
+) -> Found | None:
+    """A candidate to decide, or None when it is too small or left out (and counted)."""
+    config = work.finder.config
+    key = work.pair_key(fa, fb)
+    if min(cand.a.tokens, cand.b.tokens) < config.min_tokens or (
+        min(cand.a.lines, cand.b.lines) < config.min_lines
+    ):
+        return None
+    if cand.a.overlap(cand.b) or cand.b.within(cand.a) or cand.a.within(cand.b):
+        out.count(key, OVERLAPPING, count)  # a unit around both sides of an inner copy
+        return None
+    if cand.copied < min_copied_tokens(config.min_tokens):
+        out.count(key, kind_of(), count)
+        return None
+    if work.suppressed(fa, cand.a) or work.suppressed(fb, cand.b):
+        out.count(key, SUPPRESSED, count)
+        return None
+    items = (
+        work.item(fa, cand.a.start, cand.a.end, cand.sha_a),
+        work.item(fb, cand.b.start, cand.b.end, cand.sha_b),
+    )
+    return (fa, fb, cand.a, cand.b, cand.copied, items)
+
+
+def decide_spans(
+    work: Workset, fa: int, fb: int, span_a: tuple[int, int], span_b: tuple[int, int], out: Copies
+) -> RegionPair | None:
+    """The copy two spans of whole lines make, snapped as a chain's are, if it is decided one.
+
+    What a finding of several aligned windows is merged into
+    (:mod:`crystal_lsp.clones.copies.merging`); nothing is counted for a span pair that is not.
+    """
+    cand, kind_of = of_spans(span_a, span_b, work.side(fa), work.side(fb))
+    item = _found(work, fa, fb, cand, kind_of, out, count=False)
+    if item is None:
+        return None
+    return decided(work, [item], out, None)[0]
 
 
 def decided(

@@ -102,6 +102,13 @@ def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, Callable[[], s
     """
     span_a = whole_lines(a.heavy.lines, *raw_span(a.entry, a.heavy, chain.a0, chain.a1))
     span_b = whole_lines(b.heavy.lines, *raw_span(b.entry, b.heavy, chain.b0, chain.b1))
+    return of_spans(span_a, span_b, a, b)
+
+
+def of_spans(
+    span_a: tuple[int, int], span_b: tuple[int, int], a: Side, b: Side
+) -> tuple[Candidate, Callable[[], str]]:
+    """The candidate of two spans of whole lines (see :func:`candidate`)."""
     span_a, span_b = corresponding(a.heavy, span_a, b.heavy, span_b)
     limit_a = unit_bounds(a.entry, a.heavy, *span_a)
     limit_b = unit_bounds(b.entry, b.heavy, *span_b)

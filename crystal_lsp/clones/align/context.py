@@ -89,3 +89,7 @@ class LanguageState:
     noise: dict[int, Bools] = field(default_factory=dict)
     """Noise masks of the files on disk by id (see :meth:`Workset.noise`), kept across searches."""
     noise_raw: dict[int, Bools] = field(default_factory=dict)
+    duplicates: set[int] = field(default_factory=set)
+    """Disk files whose content an earlier disk file has: their seeds are not in ``table``."""
+    dropped: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    """Disk files' spans of over-copied units whose seeds are dropped (:mod:`.duplicates`)."""

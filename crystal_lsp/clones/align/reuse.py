@@ -109,8 +109,12 @@ def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
 
 
 def _current(work: Workset) -> dict[str, str]:
+    """Each file's content digest; a duplicate's is marked, so that becoming one is a change."""
     files = work.finder.index.files
-    return {work.paths[i]: files[work.paths[i]].sha for i in work.ids.values()}
+    return {
+        work.paths[i]: files[work.paths[i]].sha + ("=" if i in work.duplicates else "")
+        for i in work.ids.values()
+    }
 
 
 def _pair_key(key: str) -> PairKey:
@@ -133,7 +137,7 @@ def _crossing_owners(
     for path in changed:
         if path in work.ids:
             new_parts.append(work.seeds(work.ids[path]).hashes)
-        if path in old_files:
+        if path in old_files and not old_files[path].endswith("="):  # a duplicate had none
             entry = work.finder.index.cached_entry(old_files[path])
             if entry is None:
                 return None

@@ -58,6 +58,7 @@ def whole_copies(
     units = [
         Unit(work.paths[i], k, meta)
         for i in work.ids.values()
+        if i not in work.duplicates  # an identical file's units are its original's
         for k, meta in enumerate(files[work.paths[i]].entry.snippets)
         if digests is None or meta.norm_sha in digests
     ]

@@ -20,6 +20,7 @@ import numpy as np
 from crystal_lsp.clones.align.candidates import Side
 from crystal_lsp.clones.align.chains import Runs
 from crystal_lsp.clones.align.context import Finder, LanguageState
+from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
 from crystal_lsp.clones.align.pairs import PairKey, PairRecord
 from crystal_lsp.clones.align.regions import Region, header_prefix
 from crystal_lsp.clones.align.seeds import (
@@ -35,6 +36,7 @@ from crystal_lsp.text.entries import GENERATED, OK
 from crystal_lsp.text.snippets import DATA
 
 GENERATED_PAIR = "generated"
+NO_SEEDS = FileSeeds(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64))
 
 
 @dataclass
@@ -47,6 +49,10 @@ class Workset:
     extra: dict[int, FileSeeds]
     hidden: set[int]
     ids: dict[str, int] = field(default_factory=dict)
+    duplicates: set[int] = field(default_factory=set)
+    """Files whose content another file of the search has (:mod:`.duplicates`): not aligned."""
+    changed: dict[int, FileSeeds] = field(default_factory=dict)
+    """Disk files whose seeds in this search are not those of the language state's table."""
     _sides: dict[int, Side] = field(default_factory=dict)
     _noise: dict[int, Bools] = field(default_factory=dict)
     _noise_raw: dict[int, Bools] = field(default_factory=dict)
@@ -72,7 +78,38 @@ class Workset:
                 hidden.add(disk[replaced])
         work = cls(finder, state, paths, extra, hidden)
         work.ids = {p: i for i, p in enumerate(paths) if i not in hidden}
+        if extra or hidden:
+            work._own_duplicates()
+        else:
+            work.duplicates = set(state.duplicates)
         return work
+
+    def _own_duplicates(self) -> None:
+        """Duplicates of a search with overrides: identical files, over-copied units.
+
+        The language state's table was made for the files on disk; a disk file whose seeds
+        differ in this search (its original is hidden, a group of units crossed the count that
+        makes it over-copied) takes part with its own seeds, as an override does.
+        """
+        files = self.finder.index.files
+        ids = sorted(self.ids.values())
+        keys = [
+            (f"{int(i in self.extra)}{self.paths[i].lstrip(chr(0))}", files[self.paths[i]].sha)
+            for i in ids
+        ]
+        self.duplicates = {ids[k] for k in duplicate_files(keys)}
+        entries = [None if i in self.duplicates else files[self.paths[i]].entry for i in ids]
+        spans = overcopied_spans(entries, self.finder.config.max_df)
+        state = self.state
+        for k, i in enumerate(ids):
+            wanted = spans.get(k, [])
+            if i in self.extra:
+                self.extra[i] = without_spans(self.extra[i], wanted)
+            elif i not in self.duplicates and (
+                i in state.duplicates or wanted != state.dropped.get(i, [])
+            ):
+                entry = files[self.paths[i]].entry
+                self.changed[i] = without_spans(FileSeeds.of(entry, state.trivial), wanted)
 
     @property
     def similarity(self) -> Similarity:
@@ -92,8 +129,12 @@ class Workset:
         )
 
     def seeds(self, i: int) -> FileSeeds:
-        """The seeds of file ``i``."""
-        return self.extra[i] if i in self.extra else self.state.seeds[i]
+        """The seeds of file ``i`` (none for a duplicate of another file)."""
+        if i in self.duplicates:
+            return NO_SEEDS
+        if i in self.extra:
+            return self.extra[i]
+        return self.changed.get(i, self.state.seeds[i])
 
     def side(self, i: int) -> Side:
         """What a candidate needs of file ``i`` (tokens loaded on first use)."""
@@ -161,7 +202,9 @@ class Workset:
             return SeedTable.of(seeds, self.finder.config.max_df)
         keys = [self.seeds(i).hashes for i in among]
         merged = np.concatenate(keys) if keys else np.empty(0, dtype=np.uint64)
-        return self.state.table.overlaid(merged, self.extra, self.hidden)
+        # disk files whose seeds differ here take part as overrides do (see _own_duplicates)
+        extra = {i: s for i, s in self.extra.items() if i not in self.duplicates} | self.changed
+        return self.state.table.overlaid(merged, extra, self.hidden | set(self.changed))
 
     def pair_key(self, fa: int, fb: int) -> PairKey:
         """The record key of a pair of files (their paths, in order)."""

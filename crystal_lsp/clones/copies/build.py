@@ -1,49 +1,152 @@
-"""Clone classes as findings: locations that say what was copied, ranked by what it costs.
+"""Accepted pairs as the findings a reviewer reads: one per copy, families, levels, ranking.
+
+The steps, each in its own module:
+
+1. the windows of one copy are merged into one pair, and pairs inside pairs dropped
+   (:mod:`.merging`);
+2. pairs become clone classes around a representative (:mod:`.classes`), classes inside larger
+   ones dropped;
+3. each class's pairs are read line by line (:mod:`.evidence`); classes of many parallel
+   members gather into families, with every other window of the same members
+   (:mod:`.families`);
+4. each finding gets its level -- copy, or similar structure -- and the evidence for it
+   (:mod:`.levels`), and findings are ranked copies first, then by what one refactoring removes
+   (:data:`crystal_lsp.clones.findings.RANKING`).
 
 A location is a whole unit (``function parse``, ``class Config``), a whole file, or lines of a
-unit (``lines 120-151 of function main``). Findings are ranked by the copied non-trivial tokens
-of their members times their similarity (:data:`crystal_lsp.clones.findings.RANKING`): a long
-copied block comes before a five-line look-alike, however similar.
+unit (``lines 120-151 of function main``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from crystal_lsp.clones.align.alignment import decide_spans
 from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
 from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.align.pairs import RegionPair
-from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.align.regions import Region, enclosing
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
-from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.copies.evidence import Evidence, evidence
+from crystal_lsp.clones.copies.families import Family, families, is_seed
+from crystal_lsp.clones.copies.levels import FAMILY, level_of
+from crystal_lsp.clones.copies.merging import merged, without_nested
+from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.context import LineFocus
-    from crystal_lsp.clones.align.workset import Workset
+    from crystal_lsp.clones.align.workset import Copies, Workset
+
+NESTED, MERGED, IN_FAMILY = "nested", "merged windows", "in a family"
+"""What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
 
 
 def findings_of(
-    work: Workset, pairs: Sequence[RegionPair], focus: LineFocus | None
-) -> tuple[list[Finding], int]:
-    """The findings of accepted pairs, and how many classes were left out as already shown.
+    work: Workset, pairs: Sequence[RegionPair], focus: LineFocus | None, out: Copies
+) -> tuple[list[Finding], Counter[str]]:
+    """The findings of accepted pairs (module docstring), and what was folded, by reason.
 
-    With ``focus``, only findings with a region in the focus. See :func:`classes.drop_nested`.
+    With ``focus``, only findings with a region in the focus. Merged windows are decided on
+    ``out``'s search (their scores are cached and kept like any pair's).
     """
-    classes, dropped = drop_nested(clone_classes(pairs))
+
+    def decide(a1: Region, b1: Region, a2: Region, b2: Region) -> RegionPair | None:
+        fa, fb = work.ids[a1.path], work.ids[b1.path]
+        return decide_spans(work, fa, fb, (a1.start, a2.end), (b1.start, b2.end), out)
+
+    folded: Counter[str] = Counter()
+    joined, folded[MERGED] = merged(pairs, decide)
+    kept, nested_pairs = without_nested(joined)
+    classes, nested_classes = drop_nested(clone_classes(kept))
+    folded[NESTED] = nested_pairs + nested_classes
+    evidences = [[_evidence(work, pair) for _, pair in c.members] for c in classes]
+    seeds = [
+        is_seed(c, [ev.share for ev in evs], lambda r: _place(work, r))
+        for c, evs in zip(classes, evidences)
+    ]
+    found, alone = families(classes, seeds, lambda rs: hull(work, rs))
+    out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
+    for family in found:
+        out_findings.append(family_finding(work, family))
+        folded[IN_FAMILY] += family.classes - 1
     if focus is not None:
-        classes = [c for c in classes if any(_in_focus(r, focus) for r in c.regions)]
-    return sort_findings([finding(work, c) for c in classes]), dropped
+        out_findings = [
+            f for f in out_findings if any(_loc_in_focus(loc, focus) for loc in f.locations)
+        ]
+    return sort_findings(out_findings), +folded
 
 
-def finding(work: Workset, clone_class: CloneClass) -> Finding:
-    """One clone class as a finding: the representative first, then its copies."""
+def _evidence(work: Workset, pair: RegionPair) -> Evidence:
+    a, b = work.side(work.ids[pair.a.path]), work.side(work.ids[pair.b.path])
+    return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw)
+
+
+def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:
+    """One clone class as a finding: the representative first, then its copies.
+
+    Its level is that of its best pair (most copied tokens times raw CrystalBLEU).
+    """
     locations = [location(work, r) for r in clone_class.regions]
     pairs = [
         Pair(0, k, pair.similarity, pair.crystalbleu, copied=pair.copied)
         for k, (_, pair) in enumerate(clone_class.members, 1)
     ]
-    return Finding(work.similarity.language, locations, pairs, representative=0)
+    best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
+    level, why = level_of(evidences[best])
+    return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+
+
+def family_finding(work: Workset, family: Family) -> Finding:
+    """A family as one finding: its members with their aligned ranges, similar structure."""
+    order = [family.representative] + [
+        k for k in range(len(family.members)) if k != family.representative
+    ]
+    at = {k: i for i, k in enumerate(order)}
+    locations = [location(work, family.members[k]) for k in order]
+    pairs = [
+        Pair(at[x], at[y], pair.similarity, pair.crystalbleu, copied=pair.copied)
+        for x, y, pair in family.pairs
+    ]
+    files = len({loc.path for loc in locations})
+    where = f"in {files} files" if files > 1 else "in one file"
+    best = max(family.pairs, key=lambda e: e[2].copied * max(e[2].crystalbleu, 0.0))[2]
+    _, why = level_of(_evidence(work, best), f"{FAMILY}: {len(locations)} members {where}")
+    return Finding(
+        work.similarity.language, locations, pairs, level=SIMILAR, evidence=why, family=True
+    )
+
+
+def hull(work: Workset, regions: Sequence[Region]) -> Region:
+    """The region of one file from the first of ``regions`` to the end of the last."""
+    first = min(regions, key=lambda r: (r.start, -r.end))
+    last = max(regions, key=lambda r: (r.end, -r.start))
+    if first.start == last.start and first.end == last.end:
+        return first
+    snippets = work.side(work.ids[first.path]).entry.snippets
+    unit = enclosing(snippets, first.start, last.end)
+    whole = unit >= 0 and (snippets[unit].start, snippets[unit].end) == (first.start, last.end)
+    return Region(
+        first.path,
+        first.start,
+        last.end,
+        first.first_line,
+        first.first_col,
+        last.last_line,
+        last.last_col,
+        unit,
+        whole,
+    )
+
+
+def _place(work: Workset, region: Region) -> tuple[str, int]:
+    """Where a region lives: its file, and the top-level unit holding it (-1: none)."""
+    snippets = work.side(work.ids[region.path]).entry.snippets
+    for k, meta in enumerate(snippets):
+        if meta.depth == 0 and meta.start <= region.start and region.end <= meta.end:
+            return region.path, k
+    return region.path, -1
 
 
 def location(work: Workset, region: Region) -> Location:
@@ -73,10 +176,10 @@ def location(work: Workset, region: Region) -> Location:
     )
 
 
-def _in_focus(region: Region, focus: LineFocus) -> bool:
-    if region.path not in focus:
+def _loc_in_focus(loc: Location, focus: LineFocus) -> bool:
+    if loc.path not in focus:
         return False
-    spans = focus[region.path]
+    spans = focus[loc.path]
     if spans is None:
         return True
-    return any(lo <= region.last_line and region.first_line <= hi for lo, hi in spans)
+    return any(lo <= loc.last_line and loc.first_line <= hi for lo, hi in spans)
