@@ -42,7 +42,7 @@ __all__ = ["DECISION_VERSION", "DEFAULT_EXCLUDE", "SECTION", "ScanConfig", "load
 SECTION = "crystal-lsp"
 # Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
 # S sets, pair scores and results from an older crystal-lsp are never reused.
-DECISION_VERSION = 3
+DECISION_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 5,
+                "format": 6,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

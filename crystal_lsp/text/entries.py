@@ -39,7 +39,9 @@ _GENERATED = re.compile(
     r"^\W*(?:this (?:file|code|module|class) (?:is|was|has been) )?"
     r"(?:automatically |auto-?|machine[- ])generated\b|"
     r"^\W*(?:this (?:file|code|module|class) (?:is|was|has been) )?(?:code )?"
-    r"generated (?:by|from|with|using)\b",
+    r"generated (?:by|from|with|using)\b|"
+    # a transpiler's header: "// Three.js Transpiler", "# transpiled from foo.glsl"
+    r"^\W{1,4}(?:[\w.\-]+ ){0,3}transpil(?:er|ed)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _SUPPRESS = re.compile(r"crystal:\s*ignore(?!-file)")

@@ -24,6 +24,7 @@ from crystal_lsp.clones.align.regions import (
     finish,
     matched_lines,
     raw_span,
+    trimmed,
     unit_bounds,
     whole_lines,
 )
@@ -116,6 +117,10 @@ def of_spans(
         limit_a = (limit_a[0], min(limit_a[1], span_b[0]))
         limit_b = (max(limit_b[0], span_a[1]), limit_b[1])
     span_a, span_b = extended(a.heavy, span_a, limit_a, b.heavy, span_b, limit_b)
+    cut_a = trimmed(a.entry, a.heavy, *span_a)
+    cut_b = trimmed(b.entry, b.heavy, *span_b)
+    if (cut_a, cut_b) != (span_a, span_b):  # what is left of the other side must correspond
+        span_a, span_b = corresponding(a.heavy, cut_a, b.heavy, cut_b)
     ra = finish(a.path, a.entry, a.heavy, *span_a, a.header)
     rb = finish(b.path, b.entry, b.heavy, *span_b, b.header)
     if ra.whole and not rb.whole:

@@ -277,6 +277,60 @@ def as_unit(entry: Entry, region: Region, header: list[int]) -> Region:
     )
 
 
+_CLOSING = frozenset(")]};,")
+
+
+def _line_spans(heavy: Heavy, start: int, end: int) -> list[tuple[int, int]]:
+    """``(first token, end)`` of each line of tokens ``[start, end)``."""
+    out: list[tuple[int, int]] = []
+    lines = heavy.lines
+    first = start
+    for i in range(start + 1, end + 1):
+        if i == end or lines[i] != lines[i - 1]:
+            out.append((first, i))
+            first = i
+    return out
+
+
+def trimmed(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:
+    """Whole lines ``[start, end)`` without the edge lines that are no part of a copy.
+
+    At the start: lines of closing brackets (``});`` of the code before) and docstrings; at the
+    end: docstrings, and the header (decorators, signature) of a unit whose body lies beyond
+    the span (the next ``def`` a chain ran into). The span is kept as it is when nothing would
+    remain.
+    """
+    spans = _line_spans(heavy, start, end)
+    texts, cats = heavy.texts, heavy.cats
+
+    def closing(lo: int, hi: int) -> bool:
+        return all(cats[t] in "PO" and set(texts[t]) <= _CLOSING for t in range(lo, hi))
+
+    def doc(lo: int, hi: int) -> bool:
+        return hi - lo == 1 and cats[lo] == "S"
+
+    headers = [(a, b) for a, b, kind in entry.noise if kind in HEADER_KINDS]
+    beyond = [m for m in entry.snippets if start <= m.start < end < m.end]
+
+    def opens_beyond(lo: int, hi: int) -> bool:
+        """The line starts a unit the span leaves, or is header (decorator, signature) of one."""
+        for m in beyond:
+            if lo <= m.start < hi:
+                return True
+            if m.start <= lo and any(a <= lo and hi <= b for a, b in headers):
+                return True
+        return False
+
+    first, last = 0, len(spans)
+    while first < last and (closing(*spans[first]) or doc(*spans[first])):
+        first += 1
+    while last > first and (doc(*spans[last - 1]) or opens_beyond(*spans[last - 1])):
+        last -= 1
+    if first >= last:
+        return start, end
+    return spans[first][0], spans[last - 1][1]
+
+
 def whole_lines(lines: list[int], start: int, end: int) -> tuple[int, int]:
     """Tokens ``[start, end)`` widened to whole lines.
 

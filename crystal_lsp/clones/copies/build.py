@@ -30,8 +30,8 @@ from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, enclosing
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.copies.evidence import Evidence, evidence
-from crystal_lsp.clones.copies.families import Family, families, is_seed
-from crystal_lsp.clones.copies.levels import FAMILY, level_of
+from crystal_lsp.clones.copies.families import Family, families, family_seeds
+from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from crystal_lsp.clones.align.context import LineFocus
     from crystal_lsp.clones.align.workset import Copies, Workset
 
-NESTED, MERGED, IN_FAMILY = "nested", "merged windows", "in a family"
+NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
 """What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
 
 
@@ -59,13 +59,15 @@ def findings_of(
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)
     kept, nested_pairs = without_nested(joined)
+    kept, folded[REPETITIVE] = _without_repetitive(work, kept)
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_classes
     evidences = [[_evidence(work, pair) for _, pair in c.members] for c in classes]
-    seeds = [
-        is_seed(c, [ev.share for ev in evs], lambda r: _place(work, r))
-        for c, evs in zip(classes, evidences)
-    ]
+
+    def place(region: Region) -> tuple[str, int]:
+        return _place(work, region)
+
+    seeds = family_seeds(classes, [[ev.share for ev in evs] for evs in evidences], place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
     out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
     for family in found:
@@ -76,6 +78,28 @@ def findings_of(
             f for f in out_findings if any(_loc_in_focus(loc, focus) for loc in f.locations)
         ]
     return sort_findings(out_findings), +folded
+
+
+def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
+    """The pairs that are not two windows of one run of repeated code (and how many were).
+
+    Cases of a switch, branches of an if chain, the rows of a list of calls, a run of accessors:
+    two windows of such a run, in one unit, close together (at most the length of one apart),
+    that do not share most of their lines, are the run's structure, not a copy (the run is one
+    unit of code). Windows of one function that repeat a block line for line stay copies.
+    """
+    kept: list[RegionPair] = []
+    for pair in pairs:
+        a, b = pair.a, pair.b
+        if a.path == b.path and not (a.whole and b.whole):
+            snippets = work.side(work.ids[a.path]).entry.snippets
+            around_a = enclosing(snippets, a.start, a.end)
+            close = abs(b.first_line - a.last_line) - 1 <= max(a.lines, b.lines)
+            if close and around_a == enclosing(snippets, b.start, b.end):
+                if _evidence(work, pair).share < SHARE_MIN:
+                    continue
+        kept.append(pair)
+    return kept, len(pairs) - len(kept)
 
 
 def _evidence(work: Workset, pair: RegionPair) -> Evidence:
@@ -141,10 +165,10 @@ def hull(work: Workset, regions: Sequence[Region]) -> Region:
 
 
 def _place(work: Workset, region: Region) -> tuple[str, int]:
-    """Where a region lives: its file, and the top-level unit holding it (-1: none)."""
+    """Where a region lives: its file, and the top-level unit it starts in (-1: none)."""
     snippets = work.side(work.ids[region.path]).entry.snippets
     for k, meta in enumerate(snippets):
-        if meta.depth == 0 and meta.start <= region.start and region.end <= meta.end:
+        if meta.depth == 0 and meta.start <= region.start < meta.end:
             return region.path, k
     return region.path, -1
 

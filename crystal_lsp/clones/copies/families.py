@@ -4,10 +4,11 @@ Code written after one pattern on purpose -- 2D/3D/4D vector classes, one class 
 a validator per option, one config per locale -- aligns member against member, and every
 window of it would be a clone class of its own. A reviewer sees one thing: a family.
 
-A clone class *seeds* a family when it has at least :data:`MIN_MEMBERS` locations in at least
-:data:`MIN_PLACES` different places (files, or top-level units of one file) and its members are
-not verbatim copies of its representative (the median share of identical lines is below
-:data:`VERBATIM`): a function pasted into many files unchanged stays a copy, its members listed.
+A clone class *seeds* a family when its members are not verbatim copies of its representative
+(the median share of identical lines is below :data:`VERBATIM`: a function pasted into many
+files unchanged stays a copy, its members listed) and either it has at least
+:data:`MIN_MEMBERS` locations in at least :data:`MIN_PLACES` different places (files, or
+top-level units of one file), or another class joins the same places.
 Every class that has regions in two or more members of a family (another window of the same
 parallel units) joins it, and so do overlapping seeds. The family's members are the hulls of
 its regions per file (regions of one file that overlap or touch are one member), each with its
@@ -17,7 +18,7 @@ aligned range; its pairs join every member to the family, best pair first.
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -49,12 +50,23 @@ class Family:
     """How many clone classes it gathers."""
 
 
-def is_seed(clone_class: CloneClass, shares: Sequence[float], place: Place) -> bool:
-    """Whether a class seeds a family (module docstring); ``shares``: per member, vs the rep."""
-    regions = clone_class.regions
-    if len(regions) < MIN_MEMBERS or len({place(r) for r in regions}) < MIN_PLACES:
-        return False
-    return bool(shares) and statistics.median(shares) < VERBATIM
+def family_seeds(
+    classes: Sequence[CloneClass], shares: Sequence[Sequence[float]], place: Place
+) -> list[bool]:
+    """Which classes seed a family (module docstring); ``shares``: per member, vs the rep.
+
+    A class seeds one when it has many parallel members, or when another class joins the same
+    three or more places too: two windows of parallel units (the methods of 2D, 3D and 4D
+    vector classes) that did not align as one.
+    """
+    places = [frozenset(place(r) for r in c.regions) for c in classes]
+    repeated = Counter(p for p in places if len(p) >= MIN_PLACES)
+    out = []
+    for c, member_shares, where in zip(classes, shares, places):
+        many = len(c.regions) >= MIN_MEMBERS and len(where) >= MIN_PLACES
+        parallel = bool(member_shares) and statistics.median(member_shares) < VERBATIM
+        out.append((many or repeated[where] > 1) and parallel)
+    return out
 
 
 def families(
@@ -76,7 +88,11 @@ def families(
         if not any(seeds[k] for k in part):
             alone += part
             continue
-        out.append(_family([classes[k] for k in part], hull))
+        family = _family([classes[k] for k in part], hull)
+        if family.pairs:
+            out.append(family)
+        else:  # its regions merged into one member: the classes stand on their own
+            alone += part
     return out, sorted(alone)
 
 
