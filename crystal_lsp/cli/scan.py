@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import (
@@ -16,12 +15,11 @@ from crystal_lsp.cli.common import (
     emit_json,
     progress_enabled,
 )
-from crystal_lsp.clones.findings import RANKING, display_path
+from crystal_lsp.clones.findings import at_level
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.findings import Finding
     from crystal_lsp.clones.scan import ScanResult
 
 
@@ -32,7 +30,8 @@ def add_parser(sub: Any) -> None:
         description="Find clone classes (exact, renamed and near copies of functions, classes, "
         "blocks and statement runs) in a repository or directory. Settings come from "
         "[tool.crystal-lsp] in pyproject.toml, overridden by options.",
-        epilog="exit codes: 0 no findings, 1 findings, 2 usage error, 3 internal error\n"
+        epilog="exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
+        "3 internal error\n"
         "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
         "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -62,6 +61,13 @@ def add_parser(sub: Any) -> None:
         "--new-since",
         metavar="REF",
         help="only findings touching code changed since this git revision",
+    )
+    p.add_argument(
+        "--all",
+        dest="show_similar",
+        action="store_const",
+        const=True,
+        help="also show findings of similar structure (the setting show-similar)",
     )
     p.add_argument(
         "--show-ngrams", action="store_true", help="show the non-trivial n-grams copies share"
@@ -130,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
         baselined = len(findings) - len(kept)
         result.findings = kept
     _report(result, args, baselined)
-    return EXIT_FINDINGS if result.findings else EXIT_OK
+    shown = at_level(result.findings, result.config.show_similar)
+    return EXIT_FINDINGS if shown else EXIT_OK
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -210,63 +217,23 @@ class _progress:
 
 
 def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, out: Any) -> None:
-    write = out.write
-    for number, finding in enumerate(result.findings, 1):
-        _print_finding(number, finding, args.show_ngrams, write)
-    copies = sum(len(f.locations) for f in result.findings)
-    langs = ", ".join(f"{lang} S {fp}" for lang, fp in sorted(result.ssets.items()))
-    summary = (
-        f"{len(result.findings)} clone classes ({copies} copies) in {result.files} files, "
-        f"{result.snippets} snippets, threshold {result.config.threshold:g}"
+    from crystal_lsp.clones.reports.text import write_text
+
+    write_text(
+        result,
+        out.write,
+        show_all=result.config.show_similar,
+        show_ngrams=args.show_ngrams,
+        show_skipped=args.show_skipped,
+        baselined=baselined,
     )
-    if baselined:
-        summary += f", {baselined} baselined"
-    write(f"\n{summary}\n")
-    write(f"ranked by {RANKING}\n")
-    if result.filtered:
-        count = sum(result.filtered.values())
-        why = ", ".join(f"{n} {r}" for r, n in sorted(result.filtered.items(), key=lambda x: -x[1]))
-        noun = "copy" if count == 1 else "copies"
-        write(f"{count} candidate {noun} filtered on purpose: {why}\n")
-    if langs:
-        write(f"signature {result.config.signature()}  {langs}\n")
-    if result.generated:
-        count = len(result.generated)
-        write(
-            f"{count} generated file{'s' if count != 1 else ''} compared only with hand-written code\n"
-        )
-    if result.undecodable:
-        count = len(result.undecodable)
-        write(
-            f"{count} file{'s' if count != 1 else ''} partly undecodable"
-            " (bytes replaced by U+FFFD): "
-            + ", ".join(f"{display_path(p)} ({n})" for p, n in list(result.undecodable.items())[:5])
-            + (" ..." if count > 5 else "")
-            + "\n"
-        )
-    if result.skipped:
-        reasons = Counter(_reason_group(r) for _, r in result.skipped)
-        count = len(result.skipped)
-        write(
-            f"{count} file{'s' if count != 1 else ''} not indexed: "
-            + ", ".join(f"{n} {r}" for r, n in reasons.most_common())
-            + "\n"
-        )
-        shown = (
-            result.skipped
-            if args.show_skipped
-            else [s for s in result.skipped if not s[1].startswith("not code")][:20]
-        )
-        for path, reason in shown:
-            write(f"  skipped {display_path(path)}: {reason}\n")
-        if not args.show_skipped and len(result.skipped) > len(shown):
-            write(f"  ... (--show-skipped lists all {len(result.skipped)})\n")
 
 
 def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
     """``--format agent``: one line per copy, then one summary line (no colour codes)."""
     from crystal_lsp.clones.reports.agent import agent_lines, agent_summary
 
+    shown = at_level(result.findings, result.config.show_similar)
     summary = agent_summary(
         result.findings,
         result.files,
@@ -274,34 +241,6 @@ def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
         skipped=len(result.skipped),
         filtered=sum(result.filtered.values()),
         baselined=baselined,
+        show_all=result.config.show_similar,
     )
-    out.write("".join(line + "\n" for line in [*agent_lines(result.findings), summary]))
-
-
-def _reason_group(reason: str) -> str:
-    return reason.split(" (")[0]
-
-
-def _print_finding(number: int, finding: Finding, show_ngrams: bool, write: Any) -> None:
-    rep = finding.locations[finding.representative]
-    write(
-        f"[{number}] {finding.type} copies of {display_path(rep.path)}:{rep.first_line}-{rep.last_line}"
-        f" ({display_path(rep.describe() or 'code')}), {finding.language}, {len(finding.locations)} locations,"
-        f" lowest similarity {finding.score:.3f}, {finding.copied} copied tokens\n"
-    )
-    write(
-        f"  {display_path(rep.path)}:{rep.first_line}-{rep.last_line}  {display_path(rep.describe())}  (representative)\n"
-    )
-    for pair in finding.pairs:
-        loc = finding.locations[pair.b if pair.a == finding.representative else pair.a]
-        write(
-            f"  {display_path(loc.path)}:{loc.first_line}-{loc.last_line}  {display_path(loc.describe())}"
-            f"  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}"
-            f"  copied {pair.copied} tokens\n"
-        )
-    if show_ngrams and finding.shared_ngrams:
-        write(
-            "    shared non-trivial n-grams: "
-            + "  |  ".join(" ".join(g) for g in finding.shared_ngrams)
-            + "\n"
-        )
+    out.write("".join(line + "\n" for line in [*agent_lines(shown), summary]))

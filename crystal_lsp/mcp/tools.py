@@ -206,7 +206,13 @@ def _scan_tool(server: MCPServer[Any], ws: Workspace) -> None:
         """Scan the repository for copies: the summary and the top findings, compact."""
         scanned = await _on_worker(ws, ctx, ws.scan, new_since)
         result = present.scan_result(scanned, top, new_since)
-        text = present.findings_text(scanned.findings, top, scanned.files, ws.config.threshold)
+        text = present.findings_text(
+            scanned.findings,
+            top,
+            scanned.files,
+            ws.config.threshold,
+            show_all=ws.config.show_similar,
+        )
         return _answer(result, text)
 
 

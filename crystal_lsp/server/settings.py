@@ -43,6 +43,8 @@ class Settings:
     debounce_ms: int = DEFAULTS["debounceMs"]
     references_outside_workspace: bool = DEFAULTS["referencesOutsideWorkspace"]
     """Whether ``crystal/score`` may read reference files outside the workspace folders."""
+    max_diagnostics: int = DEFAULTS["maxDiagnostics"]
+    """At most this many near-duplicate diagnostics per file (a note counts the rest)."""
     scan: Mapping[str, Any] = field(default_factory=dict)
     """``ScanConfig`` overrides from the keys set to non-default values."""
 
@@ -104,6 +106,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
         underline=values["underline"],
         debounce_ms=values["debounceMs"],
         references_outside_workspace=values["referencesOutsideWorkspace"],
+        max_diagnostics=values["maxDiagnostics"],
         scan=scan,
     )
     return settings, problems

@@ -12,6 +12,7 @@ report can say "lines 120-151 of function main".
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -328,7 +329,36 @@ def trimmed(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]
         last -= 1
     if first >= last:
         return start, end
-    return spans[first][0], spans[last - 1][1]
+    return within_units(entry, heavy, spans[first][0], spans[last - 1][1])
+
+
+def within_units(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:
+    """The span without the smaller part of a function or class it only partly covers.
+
+    A chain over parallel methods may run from the tail of one into the head of the next: the
+    part on the other side of the boundary goes when it is the smaller one (in lines), so that
+    a reported range is one unit's code, unless the copy really continues across.
+    """
+    lines = heavy.lines
+    units = [m for m in entry.snippets if m.kind in (FUNCTION, CLASS)]
+    start0, end0 = start, end
+
+    def count(lo: int, hi: int) -> int:
+        return lines[hi - 1] - lines[lo] + 1 if hi > lo else 0
+
+    for m in units:  # the span leaves a unit it started inside of
+        if m.start < start < m.end < end:
+            if count(start, m.end) < count(m.end, end):
+                start = m.end
+            else:
+                end = m.end
+    for m in units:  # the span enters a unit it does not finish
+        if start < m.start < end < m.end:
+            if count(m.start, end) < count(start, m.start):
+                end = m.start
+            else:
+                start = m.start
+    return (start, end) if start < end else (start0, end0)
 
 
 def whole_lines(lines: list[int], start: int, end: int) -> tuple[int, int]:
@@ -414,6 +444,22 @@ def _whole_unit(entry: Entry, start: int, end: int, header: list[int]) -> int:
         body = m.tokens - (header[m.end] - header[m.start])
         if covered >= WHOLE_UNIT * body and outside <= (1 - WHOLE_UNIT) * (end - start):
             best, size = k, m.tokens
+    return best
+
+
+def enclosing_strictly(snippets: Sequence[SnippetMeta], k: int) -> int:
+    """The smallest snippet holding snippet ``k`` other than ``k`` itself, or -1."""
+    inner = snippets[k]
+    best, size = -1, 0
+    for j, m in enumerate(snippets):
+        if (
+            j == k
+            or not (m.start <= inner.start and inner.end <= m.end)
+            or m.tokens <= inner.tokens
+        ):
+            continue
+        if best < 0 or m.tokens < size:
+            best, size = j, m.tokens
     return best
 
 

@@ -27,13 +27,15 @@ from crystal_lsp.clones.align.alignment import decide_spans
 from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
 from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.align.pairs import RegionPair
-from crystal_lsp.clones.align.regions import Region, enclosing
+from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
+from crystal_lsp.text.entries import SnippetMeta
+from crystal_lsp.text.snippets import FUNCTION
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.context import LineFocus
@@ -104,7 +106,22 @@ def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[Re
 
 def _evidence(work: Workset, pair: RegionPair) -> Evidence:
     a, b = work.side(work.ids[pair.a.path]), work.side(work.ids[pair.b.path])
-    return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw)
+    name_a, owner_a = _unit_name(a.entry.snippets, pair.a)
+    name_b, owner_b = _unit_name(b.entry.snippets, pair.b)
+    same = name_a and name_a == name_b and (pair.a.path, owner_a) != (pair.b.path, owner_b)
+    return evidence(
+        pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, name_a if same else ""
+    )
+
+
+def _unit_name(snippets: Sequence[SnippetMeta], region: Region) -> tuple[str, int]:
+    """The name of the function a region is (or lies in), and the unit holding that function."""
+    k = region.unit
+    while k >= 0 and snippets[k].kind != FUNCTION:
+        k = enclosing_strictly(snippets, k)
+    if k < 0 or not snippets[k].name:
+        return "", -1
+    return snippets[k].name, enclosing_strictly(snippets, k)
 
 
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:

@@ -14,7 +14,9 @@ pair (:class:`~crystal_lsp.clones.align.pairs.RegionPair`):
   exports, data tables: :mod:`crystal_lsp.text.noise`; and docstrings);
 * whether the lines that differ are mostly ``async``/``await`` (**sync/async twins**);
 * whether both copies lie in **vendored** code (a ``vendor``, ``_vendor``, ``third_party``,
-  ``node_modules`` ... folder): real similarity, but not the repository's to change.
+  ``node_modules`` ... folder): real similarity, but not the repository's to change;
+* whether they are **parallel implementations**: units of the same name in different classes
+  or files (one method per backend), given by the caller, who knows the units.
 
 :mod:`crystal_lsp.clones.copies.levels` turns this into the level of a finding.
 """
@@ -70,6 +72,9 @@ class Evidence:
     """The lines that differ are mostly ``async``/``await`` (sync/async twins)."""
     vendored: bool
     """Both copies lie in vendored code."""
+    parallel: str = ""
+    """The name both copies' units share in different classes or files (parallel
+    implementations of one method: per-backend overrides), else empty."""
 
     @property
     def share(self) -> float:
@@ -124,7 +129,13 @@ def vendored(path: str) -> bool:
 
 
 def evidence(
-    a: Region, heavy_a: Heavy, noise_a: Bools, b: Region, heavy_b: Heavy, noise_b: Bools
+    a: Region,
+    heavy_a: Heavy,
+    noise_a: Bools,
+    b: Region,
+    heavy_b: Heavy,
+    noise_b: Bools,
+    parallel: str = "",
 ) -> Evidence:
     """The evidence of a pair of regions (module docstring); ``noise_*``: raw noise masks."""
     la = code_lines(heavy_a, a.start, a.end)
@@ -148,6 +159,7 @@ def evidence(
         decl / total if total else 0.0,
         _twins(heavy_a, diff_a, heavy_b, diff_b),
         vendored(a.path) and vendored(b.path),
+        parallel,
     )
 
 

@@ -8,6 +8,8 @@ structure** -- real similarity that nobody would act on -- when the evidence
 * a **family** of parallel units (:mod:`crystal_lsp.clones.copies.families`);
 * **vendored** code on both sides;
 * **sync/async twins** (the lines that differ are ``async``/``await``);
+* **parallel implementations**: functions of the same name in different classes or files (one
+  per backend, per platform), not verbatim;
 * **declarations**: most lines are signatures, overload stubs, decorators, imports, exports,
   data tables or docstrings;
 * **the same code over other data**: the lines that differ, differ in literals only, and on
@@ -29,13 +31,15 @@ DATA_SHARE = 0.7
 """Below this share, a pair whose differing lines differ in literals only is other data."""
 DECLARATIVE = 0.6
 """From this share of declarative lines (and docstrings), a pair is declarations."""
+VERBATIM = 0.9
+"""From this share of identical lines, parallel implementations are a copy (pull it up)."""
 FAMILY = "family of parallel units"
 VENDORED = "vendored code"
 TWINS = "sync/async twins"
 DECLARATIONS = "mostly declarations and docstrings"
 OTHER_DATA = "the same code over other data (the literals differ)"
 PARALLEL = "parallel structure (names and literals differ on most lines)"
-RENAMED = "renamed copy"
+RENAMED = "names changed consistently"
 
 
 def identity(ev: Evidence) -> str:
@@ -61,6 +65,8 @@ def level_of(ev: Evidence, family: str | None = None) -> tuple[str, list[str]]:
     ):
         if flag:
             return SIMILAR, [phrase, shown]
+    if ev.parallel and ev.share < VERBATIM:
+        return SIMILAR, [f"parallel implementations of {ev.parallel}", shown]
     if ev.renamed:
         return COPY, [RENAMED, shown]
     if ev.literals_only and ev.share < DATA_SHARE:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crystal_lsp.clones.findings import Finding, Location, display_path
+from crystal_lsp.clones.reports.text import counts, headline
 
 
 def place(loc: Location) -> str:
@@ -45,18 +46,20 @@ def agent_summary(
     skipped: int = 0,
     filtered: int = 0,
     baselined: int = 0,
+    show_all: bool = False,
 ) -> str:
-    """The one summary line (what was left out is counted too)."""
-    copies = sum(len(f.pairs) for f in findings)
-    classes = len(findings)
-    if not classes:
+    """The one summary line: the counts of the text report, and what was left out.
+
+    ``findings``: every finding of the scan (the lines show those of :func:`at_level`).
+    """
+    c = counts(findings, show_all)
+    if not c.shown:
         head = f"crystal: no copies in {files} files (threshold {threshold:g})"
+        if c.similar:
+            head += f"; {c.similar} of similar structure (--all)"
     else:
-        head = (
-            f"crystal: {copies} {'copy' if copies == 1 else 'copies'} in {classes} clone "
-            f"{'class' if classes == 1 else 'classes'} across {files} files "
-            f"(threshold {threshold:g})"
-        )
+        head = f"crystal: {headline(c, files, show_all)} (threshold {threshold:g})"
+    classes = c.shown
     notes = [
         f"{count} {one if count == 1 else many}"
         for count, one, many in (

@@ -1,8 +1,11 @@
-"""SARIF 2.1.0 reports of scan results (one result per clone class).
+"""SARIF 2.1.0 reports of scan results (one result per finding, every level).
 
-The first copy is the result's location and every other copy a related location; the clone
-class id is the result's partial fingerprint, so code-scanning services track a finding across
-commits. Columns follow SARIF: 1-based, ``endColumn`` one past the last character.
+The representative is the result's location and every other copy a related location; each
+message is a sentence (:mod:`crystal_lsp.clones.reports.sentences`). Copies are ``warning``
+results, similar structure ``note`` (with ``level``, ``family`` and ``evidence`` in the
+properties). The finding id is the result's partial fingerprint, so code-scanning services track
+a finding across commits. Columns follow SARIF: 1-based, ``endColumn`` one past the last
+character.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import pathlib
 from typing import Any
 from urllib.parse import quote
 
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import COPY, Finding, Location
+from crystal_lsp.clones.reports.sentences import sentence
 from crystal_lsp.clones.scan import ScanResult
 from crystal_lsp.version import __version__
 
@@ -32,31 +36,20 @@ def _physical(loc: Location) -> dict[str, Any]:
     }
 
 
-def _message(finding: Finding) -> str:
-    first = finding.locations[0]
-    others = ", ".join(loc.label() for loc in finding.locations[1:4])
-    more = len(finding.locations) - 4
-    tail = f" and {more} more" if more > 0 else ""
-    return (
-        f"{first.kind.capitalize()} {first.name or ''} is a {finding.type} copy "
-        f"(similarity {finding.score:.2f}) of {others}{tail}."
-    ).replace("  ", " ")
-
-
 def _result(finding: Finding) -> dict[str, Any]:
     related = [
         {
             "id": i,
             "physicalLocation": _physical(loc),
-            "message": {"text": f"copy {i + 1}: {loc.kind} {loc.name}".rstrip()},
+            "message": {"text": sentence(finding, i)},
         }
         for i, loc in enumerate(finding.locations[1:], 1)
     ]
     return {
         "ruleId": RULE_ID,
         "ruleIndex": 0,
-        "level": "warning",
-        "message": {"text": _message(finding)},
+        "level": "warning" if finding.level == COPY else "note",
+        "message": {"text": sentence(finding, finding.representative)},
         "locations": [{"physicalLocation": _physical(finding.locations[0])}],
         "relatedLocations": related,
         "partialFingerprints": {"crystalCloneClass/v1": finding.id},
@@ -66,6 +59,10 @@ def _result(finding: Finding) -> dict[str, Any]:
             "language": finding.language,
             "copies": len(finding.locations),
             "pairs": [p.to_json() for p in finding.pairs],
+            "level": finding.level,
+            "family": finding.family,
+            "evidence": list(finding.evidence),
+            "weight": round(finding.weight, 3),
         },
     }
 

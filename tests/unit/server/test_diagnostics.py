@@ -34,7 +34,7 @@ B_TEXT = "".join(f"    line_{n} = {n}  # é\n" for n in range(1, 41))
 
 def _flags(path: str, text: str, underline: str) -> list[Flag]:
     result = DocResult(f"file:///w/{path}", 1, path, language="python", findings=[FINDING])
-    return flags_of(result, TextIndex(text), underline)
+    return flags_of(result, TextIndex(text), underline)[0]
 
 
 class _Ranges:
@@ -89,9 +89,10 @@ def test_a_member_is_compared_with_the_representative() -> None:
 
 def test_the_representative_is_compared_with_its_closest_member() -> None:
     [flag] = _flags("a.py", B_TEXT, RANGE)
+    # a unit copied whole is underlined on its header line: the message names its lines
     assert message_of(flag) == (
         "Near-duplicate (similarity 0.93, CrystalBLEU 0.61) of lines 12-30 of function main "
-        "in b.py:12"
+        "in b.py:12 (this copy: lines 1-20)"
     )
     [flag] = _flags("a.py", B_TEXT, FIRST_LINE)
     assert message_of(flag) == (

@@ -29,6 +29,8 @@ export interface ServerSettings {
     debounceMs: number;
     maxFileBytes: number;
     referencesOutsideWorkspace: boolean;
+    showSimilar: boolean;
+    maxDiagnostics: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
@@ -44,6 +46,8 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     debounceMs: 300,
     maxFileBytes: 2_000_000,
     referencesOutsideWorkspace: false,
+    showSimilar: false,
+    maxDiagnostics: 20,
 });
 
 /** A numeric setting's range, in the words of `package.json` (JSON schema). */
@@ -57,7 +61,14 @@ export interface Limits {
  * The ranges of the numeric settings, as `package.json` declares them and the server checks
  * them (both are derived from the server's one settings table; tests compare all three).
  */
-type NumericKey = 'threshold' | 'k' | 'minTokens' | 'minLines' | 'debounceMs' | 'maxFileBytes';
+type NumericKey =
+    | 'threshold'
+    | 'k'
+    | 'minTokens'
+    | 'minLines'
+    | 'debounceMs'
+    | 'maxFileBytes'
+    | 'maxDiagnostics';
 export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     threshold: { exclusiveMinimum: 0, maximum: 1 },
     k: { minimum: 0, maximum: 10_000_000 },
@@ -65,6 +76,7 @@ export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     minLines: { minimum: 1, maximum: 100_000 },
     debounceMs: { minimum: 0, maximum: 60_000 },
     maxFileBytes: { minimum: 0, maximum: 1_099_511_627_776 }, // 2 ** 40
+    maxDiagnostics: { minimum: 1, maximum: 100_000 },
 });
 
 /** Settings the extension itself consumes; changing one of the first two restarts the server. */
@@ -180,6 +192,8 @@ export function toServerSettings(raw: unknown): Mapped {
             debounceMs: int('debounceMs', d.debounceMs),
             maxFileBytes: int('maxFileBytes', d.maxFileBytes),
             referencesOutsideWorkspace: bool('referencesOutsideWorkspace', d.referencesOutsideWorkspace),
+            showSimilar: bool('showSimilar', d.showSimilar),
+            maxDiagnostics: int('maxDiagnostics', d.maxDiagnostics),
         },
         problems,
     };

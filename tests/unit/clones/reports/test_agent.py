@@ -21,7 +21,7 @@ def test_one_line_per_copy_representative_first() -> None:
         "a.py:3-20 ~ c.py:1-18 similarity 0.81 (function parse)",
     ]
     summary = agent_summary([finding], 12, 0.6)
-    assert summary.startswith("crystal: 2 copies in 1 clone class across 12 files")
+    assert summary.startswith("crystal: 1 copy worth a look (3 locations) in 12 files")
     assert "\x1b" not in summary and "\n" not in summary
 
 
