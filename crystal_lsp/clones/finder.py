@@ -26,7 +26,8 @@ against the files on disk and each other; an override may *shadow* a file on dis
 buffers: ``shadow(path)`` names the file it replaces), which then takes no part.
 
 Adapters extend it by composition: a :class:`PairScorer` computes missing pair scores (the Dask
-engine ships them to workers), ``pair_filter`` excludes file pairs an adapter knows to be moot.
+engine ships them to workers), ``pair_filter`` spares aligning file pairs an adapter knows to be
+moot (whole copies found by digest are grouped whole regardless).
 """
 
 from __future__ import annotations

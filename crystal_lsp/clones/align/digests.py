@@ -67,7 +67,8 @@ def unit_groups(units: Iterable[Unit], report_data: bool) -> list[list[Unit]]:
     for members in groups.values():
         if len(members) < 2:
             continue
-        members.sort(key=lambda u: (u.path, u.meta.start, -u.meta.end))
+        # an unsaved buffer ("\0" + path, see the language server) sorts where its file does
+        members.sort(key=lambda u: (u.path.lstrip("\0"), u.meta.start, -u.meta.end))
         kept: list[Unit] = []
         for unit in members:
             if kept and kept[-1].path == unit.path and unit.meta.start < kept[-1].meta.end:

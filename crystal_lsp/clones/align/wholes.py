@@ -46,7 +46,9 @@ def whole_copies(
     def fresh(x: int, y: int) -> bool:
         if wanted is not None and x not in wanted and y not in wanted:
             return False
-        return x not in done and y not in done and work.skip_reason(x, y) in (None, "identical")
+        # a pair filter spares alignment; digests are cheap and whole groups must stay whole
+        allowed = (None, "identical", "filtered")
+        return x not in done and y not in done and work.skip_reason(x, y) in allowed
 
     # a group touches those files only if one of their units has its digest: leave the other
     # units out before grouping (the groups kept are the same, at a fraction of the cost)

@@ -35,7 +35,7 @@ from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
-from crystal_lsp.text.snippets import FUNCTION
+from crystal_lsp.text.snippets import CLASS, FUNCTION
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.context import LineFocus
@@ -108,20 +108,24 @@ def _evidence(work: Workset, pair: RegionPair) -> Evidence:
     a, b = work.side(work.ids[pair.a.path]), work.side(work.ids[pair.b.path])
     name_a, owner_a = _unit_name(a.entry.snippets, pair.a)
     name_b, owner_b = _unit_name(b.entry.snippets, pair.b)
-    same = name_a and name_a == name_b and (pair.a.path, owner_a) != (pair.b.path, owner_b)
+    methods = owner_a >= 0 and owner_b >= 0  # of classes: overrides, one per backend
+    same = (
+        methods and name_a and name_a == name_b and (pair.a.path, owner_a) != (pair.b.path, owner_b)
+    )
     return evidence(
         pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, name_a if same else ""
     )
 
 
 def _unit_name(snippets: Sequence[SnippetMeta], region: Region) -> tuple[str, int]:
-    """The name of the function a region is (or lies in), and the unit holding that function."""
+    """The name of the function a region is (or lies in), and the class holding it (-1: none)."""
     k = region.unit
     while k >= 0 and snippets[k].kind != FUNCTION:
         k = enclosing_strictly(snippets, k)
     if k < 0 or not snippets[k].name:
         return "", -1
-    return snippets[k].name, enclosing_strictly(snippets, k)
+    owner = enclosing_strictly(snippets, k)
+    return snippets[k].name, owner if owner >= 0 and snippets[owner].kind == CLASS else -1
 
 
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:

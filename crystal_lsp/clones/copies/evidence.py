@@ -15,8 +15,8 @@ pair (:class:`~crystal_lsp.clones.align.pairs.RegionPair`):
 * whether the lines that differ are mostly ``async``/``await`` (**sync/async twins**);
 * whether both copies lie in **vendored** code (a ``vendor``, ``_vendor``, ``third_party``,
   ``node_modules`` ... folder): real similarity, but not the repository's to change;
-* whether they are **parallel implementations**: units of the same name in different classes
-  or files (one method per backend), given by the caller, who knows the units.
+* whether they are **parallel implementations**: methods of the same name in different
+  classes (one per backend), given by the caller, who knows the units.
 
 :mod:`crystal_lsp.clones.copies.levels` turns this into the level of a finding.
 """
@@ -73,8 +73,8 @@ class Evidence:
     vendored: bool
     """Both copies lie in vendored code."""
     parallel: str = ""
-    """The name both copies' units share in different classes or files (parallel
-    implementations of one method: per-backend overrides), else empty."""
+    """The name both copies' methods share in different classes (parallel implementations of
+    one method: per-backend overrides), else empty."""
 
     @property
     def share(self) -> float:

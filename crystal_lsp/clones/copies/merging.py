@@ -43,10 +43,15 @@ def _gap(x: Region, y: Region) -> int:
 
 
 def _close(x: RegionPair, y: RegionPair) -> bool:
-    """Whether two windows of one file pair follow each other closely, in the same order."""
+    """Whether two windows of one file pair follow each other closely, in the same order.
+
+    The edit between them may be up to :data:`GAP_SHARE` of the larger window (an edit in a
+    long copy leaves a short window after it).
+    """
     if (y.a.start - x.a.start) * (y.b.start - x.b.start) < 0:
         return False
-    allowed = max(GAP_LINES, int(GAP_SHARE * min(x.a.lines, x.b.lines, y.a.lines, y.b.lines)))
+    larger = max(min(x.a.lines, x.b.lines), min(y.a.lines, y.b.lines))
+    allowed = max(GAP_LINES, int(GAP_SHARE * larger))
     return _gap(x.a, y.a) <= allowed and _gap(x.b, y.b) <= allowed
 
 
