@@ -106,26 +106,40 @@ def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[Re
 
 def _evidence(work: Workset, pair: RegionPair) -> Evidence:
     a, b = work.side(work.ids[pair.a.path]), work.side(work.ids[pair.b.path])
-    name_a, owner_a = _unit_name(a.entry.snippets, pair.a)
-    name_b, owner_b = _unit_name(b.entry.snippets, pair.b)
-    methods = owner_a >= 0 and owner_b >= 0  # of classes: overrides, one per backend
-    same = (
-        methods and name_a and name_a == name_b and (pair.a.path, owner_a) != (pair.b.path, owner_b)
-    )
-    return evidence(
-        pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, name_a if same else ""
-    )
+    names_a, owner_a = _methods(a.entry.snippets, pair.a)
+    names_b, owner_b = _methods(b.entry.snippets, pair.b)
+    shared = sorted(names_a & names_b)
+    apart = (pair.a.path, owner_a) != (pair.b.path, owner_b)
+    parallel = ", ".join(shared[:3]) if shared and apart and owner_a >= 0 and owner_b >= 0 else ""
+    return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, parallel)
 
 
-def _unit_name(snippets: Sequence[SnippetMeta], region: Region) -> tuple[str, int]:
-    """The name of the function a region is (or lies in), and the class holding it (-1: none)."""
+def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset[str], int]:
+    """The methods a region is, lies in or holds, and their class (-1: not methods of a class).
+
+    A region inside one method gives that method; a region of a class gives the methods it
+    covers whole (for parallel classes, the names both sides share tell the overrides).
+    """
     k = region.unit
-    while k >= 0 and snippets[k].kind != FUNCTION:
+    while k >= 0 and snippets[k].kind not in (FUNCTION, CLASS):
         k = enclosing_strictly(snippets, k)
-    if k < 0 or not snippets[k].name:
-        return "", -1
-    owner = enclosing_strictly(snippets, k)
-    return snippets[k].name, owner if owner >= 0 and snippets[owner].kind == CLASS else -1
+    if k < 0:
+        return frozenset(), -1
+    if snippets[k].kind == FUNCTION:
+        owner = enclosing_strictly(snippets, k)
+        if owner < 0 or snippets[owner].kind != CLASS or not snippets[k].name:
+            return frozenset(), -1
+        return frozenset({snippets[k].name}), owner
+    names = frozenset(
+        m.name
+        for j, m in enumerate(snippets)
+        if m.kind == FUNCTION
+        and m.name
+        and region.start <= m.start
+        and m.end <= region.end
+        and enclosing_strictly(snippets, j) == k
+    )
+    return names, k
 
 
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:

@@ -45,6 +45,8 @@ VENDOR_DIRS = frozenset(
     }
 )
 TWIN_WORDS = frozenset({"async", "await"})
+TWIN_LINES = 2
+TWIN_SHARE = 0.3
 SAME_SHAPE = 0.7
 """Of the differing lines of the shorter side, the share that must pair up by shape."""
 RENAMED_MIN = 0.85
@@ -218,10 +220,15 @@ def _shape(heavy: Heavy, first: int, end: int) -> str:
 
 
 def _twins(heavy_a: Heavy, diff_a: list[Line], heavy_b: Heavy, diff_b: list[Line]) -> bool:
-    """Whether most differing lines differ by ``async``/``await`` (on either side)."""
-    differing = diff_a + diff_b
-    if not differing:
-        return False
-    marked = sum(1 for first, end, _ in diff_a if TWIN_WORDS & set(heavy_a.texts[first:end]))
-    marked += sum(1 for first, end, _ in diff_b if TWIN_WORDS & set(heavy_b.texts[first:end]))
-    return marked >= 0.5 * len(differing) and marked >= 2
+    """Whether the differing lines are sync/async twins: ``async``/``await`` on one side only.
+
+    At least :data:`TWIN_LINES` differing lines of one side hold ``async`` or ``await`` and make
+    :data:`TWIN_SHARE` of its differing lines, while the other side's hold at most a third as
+    many (an async method and the sync one it mirrors).
+    """
+    marked_a = sum(1 for first, end, _ in diff_a if TWIN_WORDS & set(heavy_a.texts[first:end]))
+    marked_b = sum(1 for first, end, _ in diff_b if TWIN_WORDS & set(heavy_b.texts[first:end]))
+    for mine, theirs, lines in ((marked_a, marked_b, diff_a), (marked_b, marked_a, diff_b)):
+        if mine >= TWIN_LINES and mine >= TWIN_SHARE * len(lines) and 3 * theirs <= mine:
+            return True
+    return False
