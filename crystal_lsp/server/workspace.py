@@ -33,8 +33,8 @@ from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import Finding, Location
 from crystal_lsp.clones.index import FileState, RepoIndex
-from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.reports.sidebyside import token_span
+from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.buffers import Buffer, DocResult, DocumentSnapshot, entry_summary, present

@@ -17,8 +17,8 @@ import bisect
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from crystal_lsp.clones.findings import Location
 from crystal_lsp.clones.align.regions import line_shapes
+from crystal_lsp.clones.findings import Location
 from crystal_lsp.text.entries import Heavy
 
 SAME, RENAMED, CHANGED, HERE_ONLY, THERE_ONLY = " ", "~", "!", "+", "-"
