@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise CrystalError("--jobs must be at least 1")
     if importlib.util.find_spec("mcp") is None:
-        raise missing_extra("crystal-lsp mcp", "mcp")
+        raise missing_extra("crystal-lsp mcp", "mcp", ModuleNotFoundError("no module named 'mcp'"))
     # The SDK takes about 0.9 s of CPU to import: the front answers the handshake meanwhile.
     # CRYSTAL_LSP_MCP_FRONT=0 leaves all of it to the SDK (the tests record its answers so).
     front = None

@@ -166,7 +166,7 @@ class Front:
     def _initialize(self, message: dict[str, Any]) -> bool:
         assert self._handshake is not None
         params = message.get("params")
-        if not _valid_initialize(params):
+        if not isinstance(params, dict) or not _valid_initialize(params):
             return False
         requested = params["protocolVersion"]
         versions = self._handshake["versions"]

@@ -149,10 +149,15 @@ def test_install_command_names_this_interpreter_and_checkout() -> None:
 def test_a_missing_extra_says_the_command_that_installs_it(
     tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # as without the extra: the SDK is not there
+    import importlib.util
+
     from crystal_lsp.errors import install_command
 
-    # as without the extra: importing the MCP server fails
-    monkeypatch.setitem(sys.modules, "crystal_lsp.mcp", None)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
+    )
     code = cli_main.main(["mcp", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1

@@ -66,15 +66,17 @@ def duplicated_lines(findings: Sequence[Mapping[str, Any]]) -> dict[str, set[int
     return out
 
 
-def folder_table(lines: Mapping[str, int], duplicated: Mapping[str, set[int]]) -> list[list[Any]]:
-    """``[folder, files, lines, duplicated lines]`` per folder, most duplicated first."""
+def folder_table(
+    lines: Mapping[str, int], duplicated: Mapping[str, set[int]]
+) -> list[tuple[str, int, int, int]]:
+    """``(folder, files, lines, duplicated lines)`` per folder, most duplicated first."""
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for path, count in lines.items():
         row = rows[posixpath.dirname(path) or "."]
         row[0] += 1
         row[1] += count
         row[2] += len({n for n in duplicated.get(path, ()) if n <= count})
-    table = [[folder, *counts] for folder, counts in rows.items()]
+    table = [(folder, files, total, dup) for folder, (files, total, dup) in rows.items()]
     table.sort(key=lambda r: (-r[3], -r[3] / max(r[2], 1), r[0]))
     return table
 
@@ -84,7 +86,7 @@ def _share(part: int, whole: int) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("crystal_lsp").joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files("crystal_lsp.data").joinpath(name).read_text(encoding="utf-8")
 
 
 def render(
@@ -107,38 +109,15 @@ def render(
     sub(head, "title", f"crystal-lsp: {len(copies)} clone classes in {root_name}")
     sub(head, "style", _asset("report.css"))
     body = sub(html, "body")
-    header = sub(body, "header")
-    sub(header, "h1", f"Copied code in {root_name}")
-    tool = doc.get("tool", {})
-    sub(
-        header,
-        "p",
-        f"crystal-lsp {tool.get('version', '')} · {display_path(str(doc.get('root', '')))} · "
-        f"signature {doc.get('signature', '')}",
-        class_="meta",
-    )
-    nav = sub(header, "nav")
-    for href, label in (
-        ("#summary", "Summary"),
-        ("#copies", f"Copies ({len(copies)})"),
-        ("#similar", f"Similar structure ({len(similar)})"),
-        ("#notes", "Notes"),
-    ):
-        sub(nav, "a", label, href=href)
-    tools = sub(header, "div", class_="tools")
-    sub(tools, "input", type="search", id="filter", placeholder="filter by path or name")
-    sub(tools, "button", "expand all", type="button", id="expand")
-    sub(tools, "button", "collapse all", type="button", id="collapse")
+    _header(body, doc, root_name, len(copies), len(similar))
     _summary(body, doc, copies, lines, baselined)
-    number = 0
     section = sub(body, "section", id="copies")
     sub(section, "h2", f"Copies ({len(copies)})")
     ranking = doc.get("summary", {}).get("ranking", "")
     if ranking:
         sub(section, "p", f"Ranked by {ranking}, as the text report.")
     legend(section)
-    for finding in copies:
-        number += 1
+    for number, finding in enumerate(copies, 1):
         _finding(section, number, finding, files, link)
     if not copies:
         sub(section, "p", "No copies found.", class_="empty")
@@ -150,8 +129,7 @@ def render(
         "Parallel code, boilerplate and pieces of low raw similarity: alike in structure, "
         "rarely worth merging. Not counted in the duplicated lines.",
     )
-    for finding in similar:
-        number += 1
+    for number, finding in enumerate(similar, len(copies) + 1):
         _finding(details, number, finding, files, link)
     _notes(body, doc)
     sub(body, "script", _asset("report.js"))
@@ -159,6 +137,32 @@ def render(
         if node.tag in _BLOCKS and not node.tail:
             node.tail = "\n"  # one block per line; never inside code, where spaces matter
     return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
+
+
+def _header(body: ET.Element, doc: Mapping[str, Any], root: str, copies: int, similar: int) -> None:
+    """The title, the scan's identity, the navigation and the page's tools."""
+    header = sub(body, "header")
+    sub(header, "h1", f"Copied code in {root}")
+    tool = doc.get("tool", {})
+    sub(
+        header,
+        "p",
+        f"crystal-lsp {tool.get('version', '')} · {display_path(str(doc.get('root', '')))} · "
+        f"signature {doc.get('signature', '')}",
+        class_="meta",
+    )
+    nav = sub(header, "nav")
+    for href, label in (
+        ("#summary", "Summary"),
+        ("#copies", f"Copies ({copies})"),
+        ("#similar", f"Similar structure ({similar})"),
+        ("#notes", "Notes"),
+    ):
+        sub(nav, "a", label, href=href)
+    tools = sub(header, "div", class_="tools")
+    sub(tools, "input", type="search", id="filter", placeholder="filter by path or name")
+    sub(tools, "button", "expand all", type="button", id="expand")
+    sub(tools, "button", "collapse all", type="button", id="collapse")
 
 
 def _summary(
@@ -201,14 +205,14 @@ def _summary(
     )
     grid = sub(section, "table", class_="folders")
     tr = sub(sub(grid, "thead"), "tr")
-    for title in ("folder", "files", "lines", "duplicated lines", "share"):
-        sub(tr, "th", title)
+    for heading in ("folder", "files", "lines", "duplicated lines", "share"):
+        sub(tr, "th", heading)
     tbody = sub(grid, "tbody")
     for folder, nfiles, nlines, ndup in table:
         tr = sub(tbody, "tr")
         sub(tr, "td", display_path(folder) + "/", class_="path")
-        for value in (nfiles, nlines, ndup):
-            sub(tr, "td", f"{value:,}", class_="num")
+        for count in (nfiles, nlines, ndup):
+            sub(tr, "td", f"{count:,}", class_="num")
         share = sub(tr, "td", class_="share")
         bar = sub(share, "span", class_="bar")
         sub(bar, "span", "", style=f"width:{100 * ndup / max(nlines, 1):.1f}%")

@@ -20,7 +20,12 @@ from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_
 from crystal_lsp.cli.main import main
 from crystal_lsp.clones.findings import Location
 from crystal_lsp.clones.reports.htmlcode import SourceFiles, side_by_side, side_of
-from crystal_lsp.clones.reports.htmlreport import duplicated_lines, folder_table, line_counts, render
+from crystal_lsp.clones.reports.htmlreport import (
+    duplicated_lines,
+    folder_table,
+    line_counts,
+    render,
+)
 from crystal_lsp.clones.reports.sidebyside import CHANGED, RENAMED, Line, differing
 
 
