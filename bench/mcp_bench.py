@@ -438,17 +438,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIPPED: no stdlib sources ({exc})")
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.startup:
-        doc = asyncio.run(startup(args))
-        (args.out / "mcp_startup.json").write_text(json.dumps(doc, indent=1) + "\n")
-        text = startup_report(doc)
-        (args.out / "mcp_startup.md").write_text(text)
-        print(text)
-        return 0
-    doc = asyncio.run(run(args))
-    (args.out / "mcp_bench.json").write_text(json.dumps(doc, indent=1) + "\n")
-    text = report(doc)
-    (args.out / "mcp_bench.md").write_text(text)
+    name, measure, write = (
+        ("mcp_startup", startup, startup_report) if args.startup else ("mcp_bench", run, report)
+    )
+    doc = asyncio.run(measure(args))
+    (args.out / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    text = write(doc)
+    (args.out / f"{name}.md").write_text(text)
     print(text)
     return 0
 
