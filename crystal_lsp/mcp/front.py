@@ -67,6 +67,27 @@ def _valid_initialize(params: Any) -> bool:
     )
 
 
+def _protocol(line: bytes) -> tuple[dict[str, Any] | None, bytes]:
+    """The JSON-RPC message of a line the SDK wrote, and the line without stray output.
+
+    sys.stdout is the SDK's pipe while it serves, so a stray ``print`` lands there: text
+    without a newline before a message is cut off, anything else kept off the wire (logged).
+    """
+    start = line.find(b'{"jsonrpc"')
+    if start < 0:
+        start = 0
+    try:
+        message = json.loads(line[start:])
+    except ValueError:
+        message = None
+    if not isinstance(message, dict) or "jsonrpc" not in message:
+        log.warning("not a protocol message, kept off stdout: %r", line[:200])
+        return None, line
+    if start:
+        log.warning("stray output kept off stdout: %r", line[:start][:200])
+    return message, line[start:]
+
+
 class Front:
     """Owns the protocol streams; answers the handshake until :meth:`serve_sdk` takes over."""
 
@@ -182,14 +203,8 @@ class Front:
     def _relay(self) -> None:
         with open(self._from_sdk, "rb") as sdk:
             for line in sdk:
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    message = None
-                if not isinstance(message, dict) or "jsonrpc" not in message:
-                    # a stray write to sys.stdout while the SDK served: never onto the wire
-                    log.warning("not a protocol message, kept off stdout: %r", line[:200])
-                elif not self._replay_answer(message, line):
+                message, line = _protocol(line)
+                if message is not None and not self._replay_answer(message, line):
                     self._send_line(line)
 
     def _replay_answer(self, message: dict[str, Any], line: bytes) -> bool:
