@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,13 +112,6 @@ def _by_text(side: Side) -> Side:
     return Side(loc, side.text, text_lines(text, loc.first_line, loc.last_line), False)
 
 
-def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    node = ET.SubElement(parent, tag, {k.rstrip("_"): v for k, v in attrs.items()})
-    if text is not None:
-        node.text = text
-    return node
-
-
 def _visible(text: str) -> str:
     """Code text with bidi controls and other invisible controls shown as code points."""
     if not any(c in _BIDI or (ord(c) < 32 and c != "\t") for c in text):
@@ -159,7 +151,7 @@ def _code(td: ET.Element, raw: str, cut: int, line: Line | None, marked: set[int
             td.text = (td.text or "") + before
         else:
             last.tail = (last.tail or "") + before
-        last = _el(td, "mark", _visible(token))
+        last = sub(td, "mark", _visible(token))
         pos = start + len(token)
     rest = _visible(text[pos:])
     if last is td:
@@ -206,55 +198,52 @@ def side_by_side(parent: ET.Element, left: Side, right: Side, titles: tuple[str,
         _indent(left, [r[1] for r in rows if r[1] is not None]),
         _indent(right, [r[2] for r in rows if r[2] is not None]),
     )
-    table = _el(parent, "table", class_="sbs")
-    columns = _el(table, "colgroup")
+    table = sub(parent, "table", class_="sbs")
+    columns = sub(table, "colgroup")
     for klass in ("n", "c", "m", "n", "c"):
-        _el(columns, "col", class_=klass)
-    head = _el(_el(table, "thead"), "tr")
-    _el(head, "th", titles[0], colspan="2", class_="title")
-    _el(head, "th", "", class_="m")
-    _el(head, "th", titles[1], colspan="2", class_="title")
-    body = _el(table, "tbody")
+        sub(columns, "col", class_=klass)
+    head = sub(sub(table, "thead"), "tr")
+    sub(head, "th", titles[0], colspan="2", class_="title")
+    sub(head, "th", "", class_="m")
+    sub(head, "th", titles[1], colspan="2", class_="title")
+    body = sub(table, "tbody")
     differ = 0
     for mark, a, b in rows:
         klass = ROW_CLASS.get(mark, "context")
         differ += klass not in ("same", "context")
-        tr = _el(body, "tr", class_=klass)
+        tr = sub(body, "tr", class_=klass)
         la, lb = here.get(a or 0), there.get(b or 0)
         marked: tuple[set[int], set[int]] = (set(), set())
         if mark in (RENAMED, CHANGED) and la is not None and lb is not None:
             marked = differing(la, lb)
         for k, (side, number, line) in enumerate(((left, a, la), (right, b, lb))):
             if k == 1:
-                _el(tr, "td", MARK_TEXT.get(mark, ""), class_="m")
+                sub(tr, "td", MARK_TEXT.get(mark, ""), class_="m")
             if number is None:
-                _el(tr, "td", "", class_="n")
-                _el(tr, "td", "", class_="c")
+                sub(tr, "td", "", class_="n")
+                sub(tr, "td", "", class_="c")
                 continue
-            _el(tr, "td", str(number), class_="n")
+            sub(tr, "td", str(number), class_="n")
             raw = side.text[number - 1] if number <= len(side.text) else ""
-            _code(_el(tr, "td", class_="c"), raw, cuts[k], line, marked[k])
+            _code(sub(tr, "td", class_="c"), raw, cuts[k], line, marked[k])
     return differ
 
 
 def legend(parent: ET.Element) -> None:
     """The key to the row colours and marks."""
-    ul = _el(parent, "ul", class_="legend")
+    ul = sub(parent, "ul", class_="legend")
     for klass, mark, meaning in LEGEND:
-        li = _el(ul, "li")
-        _el(li, "span", mark or "\u00a0", class_=f"key {klass}")
-        span = _el(li, "span", f" {meaning}")
-        span.tail = None
-    li = _el(ul, "li")
-    _el(li, "mark", "token")
-    _el(li, "span", " a token the other copy does not have at that place")
-
-
-def element(tag: str, attrs: Mapping[str, str] | None = None) -> ET.Element:
-    """A detached element (for the page's own parts)."""
-    return ET.Element(tag, dict(attrs or {}))
+        li = sub(ul, "li")
+        sub(li, "span", mark or "\u00a0", class_=f"key {klass}")
+        sub(li, "span", f" {meaning}")
+    li = sub(ul, "li")
+    sub(li, "mark", "token")
+    sub(li, "span", " a token the other copy does not have at that place")
 
 
 def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
     """A child element with text and attributes (``class_`` for ``class``)."""
-    return _el(parent, tag, text, **{k: str(v) for k, v in attrs.items()})
+    node = ET.SubElement(parent, tag, {k.rstrip("_"): str(v) for k, v in attrs.items()})
+    if text is not None:
+        node.text = text
+    return node
