@@ -89,7 +89,7 @@ def _protocol(line: bytes) -> tuple[dict[str, Any] | None, bytes]:
 
 
 class Front:
-    """Owns the protocol streams; answers the handshake until :meth:`serve_sdk` takes over."""
+    """Owns the protocol streams; answers the handshake until the SDK serves (:meth:`sdk_stdio`)."""
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO, handshake: dict[str, Any] | None) -> None:
         self._in, self._out = stdin, stdout
