@@ -1,7 +1,8 @@
 """The install commands the docs give run from a checkout: crystal-lsp is not on a package index.
 
 Every ``pip install`` in the README and docs/ installs this checkout (``.``, ``-e .``, with
-extras that pyproject.toml defines), never ``crystal-lsp`` by name from an index.
+extras that pyproject.toml defines) or names where it comes from (``crystal-lsp @ URL``), never
+``crystal-lsp`` by name from an index.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def test_every_pip_install_of_crystal_lsp_installs_the_checkout() -> None:
     for doc in _docs():
         for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
             for match in PIP.finditer(line):
-                args = match.group(1)
+                # a direct reference (``crystal-lsp @ git+https://...``) names its source
+                args = re.sub(r"crystal[-_]lsp(\[[\w,-]+\])?\s*@\s*\S+", "", match.group(1))
                 where = f"{doc.relative_to(REPO)}:{number}: {line.strip()}"
                 if re.search(r"(?<![\w/.-])crystal[-_]lsp(?![\w/.-])|crystal-lsp\[", args):
                     wrong.append(f"{where} (not on a package index)")
