@@ -24,6 +24,23 @@ if TYPE_CHECKING:
     from crystal_lsp.clones.scan import ScanResult
 
 
+FORMATS = ("text", "json", "sarif", "agent", "html", "github", "gitlab")
+FORMAT_HELP = (
+    "output format (agent: one plain line per copy and a summary, for coding agents; "
+    "html: one self-contained page, copies side by side, best with -o report.html; "
+    "github: annotations for GitHub Actions' log and pull request; gitlab: GitLab's Code "
+    "Quality report, for merge requests; docs/ci.md has both recipes)"
+)
+EPILOG = (
+    "exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
+    "3 internal error\n"
+    "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
+    "  crystal-lsp scan --format html -o report.html\n"
+    '  crystal-lsp scan --new-since "$(git merge-base origin/main HEAD)" --format github\n'
+    "  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json"
+)
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "scan",
@@ -31,12 +48,7 @@ def add_parser(sub: Any) -> None:
         description="Find clone classes (exact, renamed and near copies of functions, classes, "
         "blocks and statement runs) in a repository or directory. Settings come from "
         "[tool.crystal-lsp] in pyproject.toml, overridden by options.",
-        epilog="exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
-        "3 internal error\n"
-        "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
-        "  crystal-lsp scan --format html -o report.html\n"
-        '  crystal-lsp scan --new-since "$(git merge-base origin/main HEAD)" --format sarif -o clones.sarif\n'
-        "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", nargs="?", default=None, help="repository or directory (default: .)")
@@ -45,15 +57,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="scan the small example project shipped with crystal-lsp",
     )
-    p.add_argument(
-        "--format",
-        choices=("text", "json", "sarif", "agent", "html", "github", "gitlab"),
-        default="text",
-        help="output format (agent: one plain line per copy and a summary, for coding agents; "
-        "html: one self-contained page, copies side by side, best with -o report.html; "
-        "github: annotations for GitHub Actions' log and pull request; gitlab: GitLab's Code "
-        "Quality report, for merge requests)",
-    )
+    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
     add_scan_options(p)
     p.add_argument(
         "--baseline", metavar="FILE", help="do not report findings recorded in this baseline file"
