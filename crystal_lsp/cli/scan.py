@@ -57,7 +57,6 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="scan the small example project shipped with crystal-lsp",
     )
-    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
     add_scan_options(p)
     p.add_argument(
         "--baseline", metavar="FILE", help="do not report findings recorded in this baseline file"
@@ -73,6 +72,19 @@ def add_parser(sub: Any) -> None:
         help="only findings touching code changed since this git revision",
     )
     p.add_argument(
+        "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
+    )
+    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
+    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
+    _add_report_options(p)
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _add_report_options(p: argparse.ArgumentParser) -> None:
+    """What the report shows, in which format, and where it goes."""
+    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
+    p.add_argument(
         "--all",
         dest="show_similar",
         action="store_const",
@@ -86,15 +98,8 @@ def add_parser(sub: Any) -> None:
         "--show-skipped", action="store_true", help="list every skipped file in text output"
     )
     p.add_argument(
-        "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
-    )
-    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
-    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
-    p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
-    add_progress(p)
-    p.set_defaults(run=run)
 
 
 def _demo_path() -> str:
