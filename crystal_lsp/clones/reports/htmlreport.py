@@ -115,7 +115,7 @@ def render(
     sub(section, "h2", f"Copies ({len(copies)})")
     ranking = doc.get("summary", {}).get("ranking", "")
     if ranking:
-        sub(section, "p", f"Ranked by {ranking}, as the text report.")
+        sub(section, "p", f"In the text report's order: {ranking}.")
     legend(section)
     for number, finding in enumerate(copies, 1):
         _finding(section, number, finding, files, link)
