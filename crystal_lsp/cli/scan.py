@@ -1,4 +1,4 @@
-"""``crystal-lsp scan``: near-duplicate code in a repository, as text, JSON or SARIF."""
+"""``crystal-lsp scan``: near-duplicate code in a repository, as text, JSON, SARIF or HTML."""
 
 from __future__ import annotations
 
@@ -20,7 +20,25 @@ from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
+    from crystal_lsp.clones.reports.annotations import Focus
     from crystal_lsp.clones.scan import ScanResult
+
+
+FORMATS = ("text", "json", "sarif", "agent", "html", "github", "gitlab")
+FORMAT_HELP = (
+    "output format (agent: one plain line per copy and a summary, for coding agents; "
+    "html: one self-contained page, copies side by side, best with -o report.html; "
+    "github: annotations for GitHub Actions' log and pull request; gitlab: GitLab's Code "
+    "Quality report, for merge requests; docs/ci.md has both recipes)"
+)
+EPILOG = (
+    "exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
+    "3 internal error\n"
+    "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
+    "  crystal-lsp scan --format html -o report.html\n"
+    '  crystal-lsp scan --new-since "$(git merge-base origin/main HEAD)" --format github\n'
+    "  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json"
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -30,10 +48,7 @@ def add_parser(sub: Any) -> None:
         description="Find clone classes (exact, renamed and near copies of functions, classes, "
         "blocks and statement runs) in a repository or directory. Settings come from "
         "[tool.crystal-lsp] in pyproject.toml, overridden by options.",
-        epilog="exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
-        "3 internal error\n"
-        "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
-        "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", nargs="?", default=None, help="repository or directory (default: .)")
@@ -68,12 +83,7 @@ def add_parser(sub: Any) -> None:
 
 def _add_report_options(p: argparse.ArgumentParser) -> None:
     """What the report shows, in which format, and where it goes."""
-    p.add_argument(
-        "--format",
-        choices=("text", "json", "sarif", "agent"),
-        default="text",
-        help="output format (agent: one plain line per copy and a summary, for coding agents)",
-    )
+    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
     p.add_argument(
         "--all",
         dest="show_similar",
@@ -140,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         kept = without_baselined(findings, load_baseline(args.baseline))
         baselined = len(findings) - len(kept)
         result.findings = kept
-    _report(result, args, baselined)
+    _report(result, args, baselined, paths, focus)
     shown = at_level(result.findings, result.config.show_similar)
     return EXIT_FINDINGS if shown else EXIT_OK
 
@@ -160,10 +170,18 @@ def _root(args: argparse.Namespace) -> str:
     return os.path.abspath(str(args.path))
 
 
-def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> None:
+def _report(
+    result: ScanResult,
+    args: argparse.Namespace,
+    baselined: int,
+    paths: list[str],
+    focus: Focus | None,
+) -> None:
     """Write the report in the chosen format to ``--output`` or stdout."""
+    from crystal_lsp.clones.reports.annotations import to_code_quality, to_github
     from crystal_lsp.clones.reports.sarif import to_sarif
 
+    shown = at_level(result.findings, result.config.show_similar)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.format == "json":
@@ -171,14 +189,40 @@ def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> Non
             doc["summary"]["baselined"] = baselined
             _write_json(doc, out)
         elif args.format == "sarif":
-            _write_json(to_sarif(result), out)
+            _write_json(to_sarif(result, focus), out)
+        elif args.format == "gitlab":
+            _write_json(to_code_quality(shown, focus), out)
+        elif args.format == "github":
+            out.write("".join(line + "\n" for line in to_github(shown, focus)))
         elif args.format == "agent":
             _print_agent(result, baselined, out)
+        elif args.format == "html":
+            out.write(_html(result, args, baselined, paths))
         else:
             _print_text(result, args, baselined, out)
     finally:
         if out is not sys.stdout:
             out.close()
+
+
+def _html(result: ScanResult, args: argparse.Namespace, baselined: int, paths: list[str]) -> str:
+    """The HTML page; its ``path:line`` links are relative to where it is written."""
+    from urllib.parse import quote
+
+    from crystal_lsp.clones.reports.htmlcode import SourceFiles
+    from crystal_lsp.clones.reports.htmlreport import line_counts, render
+
+    root, limit = result.root, result.config.max_file_bytes
+    skipped = {p for p, _ in result.skipped}
+    lines = line_counts(root, [p for p in paths if p not in skipped], limit)
+    base = os.path.dirname(os.path.abspath(args.output)) if args.output else os.getcwd()
+
+    def link(path: str, line: int) -> str:
+        rel = os.path.relpath(os.path.join(root, path), base).replace(os.sep, "/")
+        return quote(rel.encode("utf-8", "surrogateescape")) + f"#L{line}"
+
+    doc = result.to_json(with_ngrams=args.show_ngrams)
+    return render(doc, SourceFiles(root, limit), lines, link, baselined)
 
 
 def _write_json(doc: Any, out: Any) -> None:

@@ -1,7 +1,9 @@
 """SARIF 2.1.0 reports of scan results (one result per finding, every level).
 
-The representative is the result's location and every other copy a related location; each
-message is a sentence (:mod:`crystal_lsp.clones.reports.sentences`). Copies are ``warning``
+The representative is the result's location and every other copy a related location (with the
+changed lines of ``--new-since``, a changed copy is the result's location:
+:func:`crystal_lsp.clones.reports.annotations.annotated`, since a pull request shows only
+annotations on lines it changes); each message is a sentence (:mod:`crystal_lsp.clones.reports.sentences`). Copies are ``warning``
 results, similar structure ``note`` (with ``level``, ``family`` and ``evidence`` in the
 properties). The finding id is the result's partial fingerprint, so code-scanning services track
 a finding across commits. Columns follow SARIF: 1-based, ``endColumn`` one past the last
@@ -16,6 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from crystal_lsp.clones.findings import COPY, Finding, Location
+from crystal_lsp.clones.reports.annotations import Focus, annotated
 from crystal_lsp.clones.reports.sentences import sentence
 from crystal_lsp.clones.scan import ScanResult
 from crystal_lsp.version import __version__
@@ -36,21 +39,24 @@ def _physical(loc: Location) -> dict[str, Any]:
     }
 
 
-def _result(finding: Finding) -> dict[str, Any]:
+def _result(finding: Finding, focus: Focus | None) -> dict[str, Any]:
+    first = annotated(finding, focus)[0] if focus is not None else 0
+    told = first if focus is not None else finding.representative
+    others = [k for k in range(len(finding.locations)) if k != first]
     related = [
         {
             "id": i,
-            "physicalLocation": _physical(loc),
-            "message": {"text": sentence(finding, i)},
+            "physicalLocation": _physical(finding.locations[k]),
+            "message": {"text": sentence(finding, k)},
         }
-        for i, loc in enumerate(finding.locations[1:], 1)
+        for i, k in enumerate(others, 1)
     ]
     return {
         "ruleId": RULE_ID,
         "ruleIndex": 0,
         "level": "warning" if finding.level == COPY else "note",
-        "message": {"text": sentence(finding, finding.representative)},
-        "locations": [{"physicalLocation": _physical(finding.locations[0])}],
+        "message": {"text": sentence(finding, told)},
+        "locations": [{"physicalLocation": _physical(finding.locations[first])}],
         "relatedLocations": related,
         "partialFingerprints": {"crystalCloneClass/v1": finding.id},
         "properties": {
@@ -67,8 +73,8 @@ def _result(finding: Finding) -> dict[str, Any]:
     }
 
 
-def to_sarif(result: ScanResult) -> dict[str, Any]:
-    """The SARIF 2.1.0 log of a scan."""
+def to_sarif(result: ScanResult, focus: Focus | None = None) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of a scan (``focus``: the changed lines of ``--new-since``)."""
     root_uri = pathlib.Path(result.root).resolve().as_uri().rstrip("/") + "/"
     return {
         "$schema": SCHEMA_URI,
@@ -103,7 +109,7 @@ def to_sarif(result: ScanResult) -> dict[str, Any]:
                 },
                 "originalUriBaseIds": {"SRCROOT": {"uri": root_uri}},
                 "invocations": [{"executionSuccessful": True}],
-                "results": [_result(f) for f in result.findings],
+                "results": [_result(f, focus) for f in result.findings],
                 "properties": {
                     "signature": result.config.signature(),
                     "ssets": result.ssets,
