@@ -69,7 +69,8 @@ def findings_of(
     def place(region: Region) -> tuple[str, int]:
         return _place(work, region)
 
-    seeds = family_seeds(classes, [[ev.share for ev in evs] for evs in evidences], place)
+    shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
+    seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
     out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
     for family in found:

@@ -5,8 +5,9 @@ a validator per option, one config per locale -- aligns member against member, a
 window of it would be a clone class of its own. A reviewer sees one thing: a family.
 
 A clone class *seeds* a family when its members are not verbatim copies of its representative
-(the median share of identical lines is below :data:`VERBATIM`: a function pasted into many
-files unchanged stays a copy, its members listed) and either it has at least
+(the median share of identical lines is below :data:`VERBATIM`, a consistently renamed member
+counting as verbatim: a function pasted into many files unchanged or renamed stays a copy, its
+members listed) and either it has at least
 :data:`MIN_MEMBERS` locations in at least :data:`MIN_PLACES` different places (files, or
 top-level units of one file), or another class joins the same places.
 Every class that has regions in two or more members of a family (another window of the same
@@ -53,7 +54,8 @@ class Family:
 def family_seeds(
     classes: Sequence[CloneClass], shares: Sequence[Sequence[float]], place: Place
 ) -> list[bool]:
-    """Which classes seed a family (module docstring); ``shares``: per member, vs the rep.
+    """Which classes seed a family (module docstring); ``shares``: per member, vs the rep
+    (1 for a member that is the representative renamed: a copy, not a parallel unit).
 
     A class seeds one when it has many parallel members, or when another class joins the same
     three or more places too: two windows of parallel units (the methods of 2D, 3D and 4D
