@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from crystal_lsp.clones.align.candidates import Candidate, candidate, copied_tokens, of_spans
 from crystal_lsp.clones.align.chains import (
     Chain,
@@ -25,6 +27,7 @@ from crystal_lsp.clones.align.chains import (
 )
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.align.seeds import I64, Bools
 from crystal_lsp.clones.similarity import Item
 
 if TYPE_CHECKING:
@@ -63,7 +66,14 @@ def aligned(
     def keep(fa: int, fb: int) -> bool:
         return fa not in done and fb not in done and work.keep_pair(fa, fb)
 
-    chains = chains_of(runs, (min_copied + 1) // 2, stats, keep, work.run_weights(runs))
+    def keep_many(fa: I64, fb: I64) -> Bools:
+        kept = work.keep_pairs(fa, fb)
+        if done:
+            gone = np.fromiter(done, np.int64, len(done))
+            kept &= ~(np.isin(fa, gone) | np.isin(fb, gone))
+        return kept
+
+    chains = chains_of(runs, (min_copied + 1) // 2, stats, keep, work.run_weights(runs), keep_many)
     for (fa, fb), counts in stats.per_pair.items():
         for reason, n in counts.items():
             out.count(work.pair_key(fa, fb), reason, n)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crystal_lsp.clones.align.seeds import I64, SEED, Matches
+from crystal_lsp.clones.align.seeds import I64, SEED, Bools, Matches
 from crystal_lsp.metric.ngrams import native_chain_pairs
 
 RUN_GAP = SEED
@@ -152,7 +152,7 @@ def runs_of(matches: Matches) -> Runs:
     """The runs of a set of matches (module docstring), sorted by file pair, diagonal, start."""
     fa, pa, fb, pb = matches.fa, matches.pa, matches.fb, matches.pb
     diagonal = pb - pa
-    order = np.lexsort((pa, diagonal, fb, fa))
+    order = _order(fa, fb, diagonal, pa)
     fa, fb, pa, diagonal = fa[order], fb[order], pa[order], diagonal[order]
     if not len(fa):
         empty = np.empty(0, dtype=np.int64)
@@ -170,17 +170,38 @@ def runs_of(matches: Matches) -> Runs:
     return Runs(fa[first], fb[first], i0, i0 + diagonal[first], pa[last] - i0 + SEED)
 
 
+def _order(fa: I64, fb: I64, diagonal: I64, pa: I64) -> I64:
+    """The order of matches by file pair, diagonal and start (no two matches are equal in all).
+
+    One sort of a packed key when the four fit into 63 bits (they usually do), else a lexsort.
+    """
+    if not len(fa):
+        return np.empty(0, dtype=np.int64)
+    files = int(max(fa.max(), fb.max())) + 1
+    low, high = int(diagonal.min()), int(diagonal.max())
+    starts = int(pa.max()) + 1
+    if files * files * (high - low + 1) * starts < 2**63:
+        key = ((fa * files + fb) * (high - low + 1) + (diagonal - low)) * starts + pa
+        order: I64 = np.argsort(key)
+        return order
+    order = np.lexsort((pa, diagonal, fb, fa))
+    return order
+
+
 def chains_of(
     runs: Runs,
     min_aligned: int,
     stats: ChainStats,
     keep_pair: Callable[[int, int], bool],
     weight: I64 | None = None,
+    keep_pairs: Callable[[I64, I64], Bools] | None = None,
 ) -> list[Chain]:
     """The chains of every file pair whose runs cover at least ``min_aligned`` tokens.
 
     ``weight`` is what each run is worth to a chain (default: its length; the finder gives the
     tokens outside noise, so that aligned signatures do not pull two bodies together).
+    ``keep_pairs``, if given, answers ``keep_pair`` for arrays of pairs at once (and is used
+    instead).
     """
     if not len(runs.fa):
         return []
@@ -191,6 +212,9 @@ def chains_of(
     support = np.add.reduceat(runs.length, bounds)
     worthy = np.add.reduceat(worth, bounds)
     chosen = np.flatnonzero(support >= min_aligned)
+    if keep_pairs is not None:
+        chosen = chosen[keep_pairs(runs.fa[bounds[chosen]], runs.fb[bounds[chosen]])]
+        keep_pair = _always
     pairs: list[tuple[int, int, int, int, bool]] = []
     for b, e, worth_total, fa, fb in zip(
         bounds[chosen].tolist(),
@@ -218,6 +242,10 @@ def chains_of(
             )
         out.extend(c for c in found if c.aligned >= min_aligned)
     return out
+
+
+def _always(fa: int, fb: int) -> bool:
+    return True
 
 
 def _chained(
@@ -267,16 +295,20 @@ def _chain_spans(
         LOOKBACK,
         SEED,
     )
-    rows = np.frombuffer(found, np.int64).reshape(-1, 3).tolist()
-    at = np.frombuffer(members, np.int64)
-    firsts, lasts = runs.i0[at], runs.i0[at] + runs.length[at]
-    i0s, i1s, j0s = firsts.tolist(), lasts.tolist(), runs.j0[at].tolist()
+    rows = np.frombuffer(found, np.int64).reshape(-1, 3)
+    members_at = np.frombuffer(members, np.int64)
+    ends = np.r_[rows[1:, 2], len(members_at)]
+    kept = np.flatnonzero(rows[:, 1] >= min_aligned)
+    sizes = ends[kept] - rows[kept, 2]
+    offsets = np.cumsum(sizes) - sizes
+    at = members_at[np.repeat(rows[kept, 2] - offsets, sizes) + np.arange(int(sizes.sum()))]
+    i0s = runs.i0[at].tolist()
+    i1s = (runs.i0[at] + runs.length[at]).tolist()
+    j0s = runs.j0[at].tolist()
     out: list[list[Chain]] = [[] for _ in spans]
-    for k, (span, aligned, first) in enumerate(rows):
-        if aligned < min_aligned:
-            continue
-        last = rows[k + 1][2] if k + 1 < len(rows) else len(i0s)
+    for span, first, size in zip(rows[kept, 0].tolist(), offsets.tolist(), sizes.tolist()):
         _, _, fa, fb = spans[span]
+        last = first + size
         out[span].append(
             Chain(fa, fb, list(zip(i0s[first:last], i1s[first:last], j0s[first:last])))
         )

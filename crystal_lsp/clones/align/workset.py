@@ -56,6 +56,7 @@ class Workset:
     _sides: dict[int, Side] = field(default_factory=dict)
     _noise: dict[int, Bools] = field(default_factory=dict)
     _noise_raw: dict[int, Bools] = field(default_factory=dict)
+    _facts: tuple[Bools, Bools, I64] | None = None
 
     @classmethod
     def of(cls, finder: Finder, state: LanguageState, language: str) -> Workset:
@@ -214,6 +215,29 @@ class Workset:
     def keep_pair(self, fa: int, fb: int) -> bool:
         """Whether two files are compared at all (and why not, when not: a filter reason)."""
         return self.skip_reason(fa, fb) is None
+
+    def keep_pairs(self, fa: I64, fb: I64) -> Bools:
+        """:meth:`keep_pair` of many pairs of files at once."""
+        files = self.finder.index.files
+        if self._facts is None:
+            shas: dict[str, int] = {}
+            states = [files[p] for p in self.paths]
+            self._facts = (
+                np.array([i in self.hidden for i in range(len(self.paths))], dtype=bool),
+                np.array([s.entry.status == GENERATED for s in states], dtype=bool),
+                np.array([shas.setdefault(s.sha, len(shas)) for s in states], dtype=np.int64),
+            )
+        hidden, generated, sha = self._facts
+        keep: Bools = ~(hidden[fa] | hidden[fb]) & ~(generated[fa] & generated[fb])
+        keep &= (fa == fb) | (sha[fa] != sha[fb])
+        if not self.finder.config.same_file:
+            keep &= fa != fb
+        pair_filter = self.finder.pair_filter
+        if pair_filter is not None:
+            for k in np.flatnonzero(keep).tolist():
+                a, b = files[self.paths[int(fa[k])]], files[self.paths[int(fb[k])]]
+                keep[k] = pair_filter(a.path, b.path)
+        return keep
 
     def skip_reason(self, fa: int, fb: int) -> str | None:
         """Why two files are not compared (None: they are)."""
