@@ -45,7 +45,12 @@ from crystal_lsp.clones.align.context import (
     Ref,
     Shadow,
 )
-from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
+from crystal_lsp.clones.align.duplicates import (
+    duplicate_files,
+    group_spans,
+    unit_groups,
+    without_spans,
+)
 from crystal_lsp.clones.align.pairs import Memo
 from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.align.workset import Copies, Workset
@@ -189,9 +194,9 @@ class CloneFinder:
         trivial = trivial_shingles(sets.norm)
         entries = [self.index.files[p].entry for p in paths]
         duplicates = duplicate_files([(p, self.index.files[p].sha) for p in paths])
-        dropped = overcopied_spans(
-            [None if i in duplicates else e for i, e in enumerate(entries)], self.config.max_df
-        )
+        kept = [None if i in duplicates else e for i, e in enumerate(entries)]
+        groups = unit_groups(kept)
+        dropped = group_spans(groups.values(), lambda i: kept[i], self.config.max_df)
         seeds = [
             without_spans(FileSeeds.of(entry, trivial), dropped.get(i, ()))
             for i, entry in enumerate(entries)
@@ -200,7 +205,7 @@ class CloneFinder:
             [None if i in duplicates else s for i, s in enumerate(seeds)], self.config.max_df
         )
         state = LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
-        state.duplicates, state.dropped = duplicates, dropped
+        state.duplicates, state.dropped, state.groups = duplicates, dropped, groups
         self._states[language] = state
         return state
 

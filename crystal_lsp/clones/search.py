@@ -19,7 +19,6 @@ from crystal_lsp.clones.align.wholes import whole_copies
 from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.copies.build import findings_of
 from crystal_lsp.clones.copies.classes import distinct_pairs
-from crystal_lsp.clones.copies.grouping import components
 
 
 def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | None) -> Copies:
@@ -36,10 +35,10 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     previous = reuse.plan(work)
     out.time("retrieval", started)
     if previous is not None:
-        out.records.update(previous.records)
-        accepted = [p for r in previous.records.values() for p in r.accepted]
-        if previous.affected:
-            accepted += aligned(work, previous.affected, set(), out, progress)
+        out.base = previous
+        accepted = previous.accepted()
+        if previous.affected or previous.crossing:
+            accepted += aligned(work, previous.among, set(), out, progress, previous.keep)
         touching = None if focus is None else _reaching_files(accepted, focus)
         accepted += whole_copies(work, None, set(), out, touching)
     elif focus is None:
@@ -48,7 +47,7 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     else:
         accepted = _focused(work, focus, out, progress)
     if full:
-        reuse.save(work, out.records)
+        reuse.save(work, out.all_records())
     started = time.perf_counter()
     if focus is not None:
         accepted = _reaching(accepted, focus)
@@ -69,14 +68,17 @@ def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
 
 def _reaching_files(pairs: list[RegionPair], focus: LineFocus) -> set[str]:
     """The focus files and every file copies connect to them (through other files too)."""
-    paths = sorted({r.path for p in pairs for r in (p.a, p.b)} | set(focus))
-    index = {path: k for k, path in enumerate(paths)}
-    parts = components(len(paths), [(index[p.a.path], index[p.b.path]) for p in pairs])
-    wanted: set[str] = set()
-    for part in parts:
-        names = {paths[k] for k in part}
-        if names & set(focus):
-            wanted |= names
+    linked: dict[str, set[str]] = {}
+    for p in pairs:
+        linked.setdefault(p.a.path, set()).add(p.b.path)
+        linked.setdefault(p.b.path, set()).add(p.a.path)
+    wanted = set(focus)
+    pending = list(wanted)
+    while pending:
+        for other in linked.get(pending.pop(), ()):
+            if other not in wanted:
+                wanted.add(other)
+                pending.append(other)
     return wanted
 
 

@@ -56,8 +56,12 @@ def aligned(
     done: set[int],
     out: Copies,
     progress: Progress | None,
+    only: Callable[[I64, I64], Bools] | None = None,
 ) -> list[RegionPair]:
-    """Accepted copies of the pairs of ``among`` (None: all files) with files not yet searched."""
+    """Accepted copies of the pairs of ``among`` (None: all files) with files not yet searched.
+
+    ``only(fa, fb)``, if given, chooses among those pairs (arrays of pairs at once).
+    """
     started = time.perf_counter()
     min_copied = min_copied_tokens(work.finder.config.min_tokens)
     stats = ChainStats()
@@ -68,6 +72,8 @@ def aligned(
 
     def keep_many(fa: I64, fb: I64) -> Bools:
         kept = work.keep_pairs(fa, fb)
+        if only is not None:
+            kept &= only(fa, fb)
         if done:
             gone = np.fromiter(done, np.int64, len(done))
             kept &= ~(np.isin(fa, gone) | np.isin(fb, gone))

@@ -10,8 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
+from crystal_lsp.clones.align.duplicates import Member
 from crystal_lsp.clones.align.pairs import Memo
-from crystal_lsp.clones.align.seeds import Bools, FileSeeds, SeedTable
+from crystal_lsp.clones.align.seeds import I64, Bools, FileSeeds, SeedTable
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.languagesets import LanguageSets
 from crystal_lsp.clones.index.retrieval import MemoizedPostings, Postings
@@ -93,3 +97,21 @@ class LanguageState:
     """Disk files whose content an earlier disk file has: their seeds are not in ``table``."""
     dropped: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     """Disk files' spans of over-copied units whose seeds are dropped (:mod:`.duplicates`)."""
+    groups: dict[str, list[Member]] = field(default_factory=dict)
+    """The units of the disk files that are not duplicates, by normalized digest."""
+    _by_sha: dict[str, list[int]] | None = None
+    units: dict[str, list[tuple[int, int]]] | None = None
+    """The snippets of the disk files by normalized digest: ``(file, snippet)`` in order."""
+    snippet_counts: list[int] | None = None
+    """Per disk file, its snippets that may be reported (see ``Workset.snippet_count``)."""
+    noise_prefix: tuple[npt.NDArray[np.int32], I64] | None = None
+    """Prefix sums of every disk file's normalized noise mask, one after the other, and where
+    each file's sums begin (see ``Workset.run_weights``)."""
+
+    def by_sha(self, sha: Callable[[int], str]) -> dict[str, list[int]]:
+        """The disk files by content digest (``sha(i)``: the digest of file ``i``)."""
+        if self._by_sha is None:
+            self._by_sha = {}
+            for i in range(len(self.paths)):
+                self._by_sha.setdefault(sha(i), []).append(i)
+        return self._by_sha

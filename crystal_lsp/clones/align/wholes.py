@@ -8,7 +8,7 @@ pairs decided by the similarity seam like aligned ones (:func:`alignment.decided
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.align.alignment import Found, decided, min_copied_tokens
@@ -57,13 +57,18 @@ def whole_copies(
         if touching is None
         else {m.norm_sha for p in touching if p in files for m in files[p].entry.snippets}
     )
-    units = [
-        Unit(work.paths[i], k, meta)
-        for i in work.ids.values()
-        if i not in work.duplicates  # an identical file's units are its original's
-        for k, meta in enumerate(files[work.paths[i]].entry.snippets)
-        if digests is None or meta.norm_sha in digests
-    ]
+    if digests is None:
+        units = [
+            Unit(work.paths[i], k, meta)
+            for i in work.ids.values()
+            if i not in work.duplicates  # an identical file's units are its original's
+            for k, meta in enumerate(files[work.paths[i]].entry.snippets)
+        ]
+    else:
+        units = [
+            Unit(work.paths[i], k, files[work.paths[i]].entry.snippets[k])
+            for i, k in work.units_of(digests)
+        ]
     found: list[Found] = []
     groups = unit_groups(units, config.report_data)
     if touching is not None:
@@ -95,9 +100,13 @@ def _identical(
 ) -> list[Found]:
     """Identical files as whole-file candidates (scored like any other pair)."""
     files = work.finder.index.files
+    ids: Iterable[int] = work.ids.values()
+    if touching is not None:  # only the files of the touching files' contents
+        shas = {files[p].sha for p in touching if p in work.ids}
+        ids = sorted(i for i in ids if files[work.paths[i]].sha in shas)
     triples = [
         (work.paths[i], files[work.paths[i]].sha, files[work.paths[i]].entry.token_count)
-        for i in work.ids.values()
+        for i in ids
     ]
     found: list[Found] = []
     for group in identical_files(triples, work.finder.config.min_tokens):
