@@ -114,6 +114,7 @@ class CloneFinder:
         self.shadow = shadow
         self.memoize_retrieval = memoize_retrieval
         self._states: dict[str, LanguageState] = {}
+        self._disk: tuple[object, set[str]] | None = None
         self.memos: dict[str, Memo] = {}
         """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
 
@@ -123,7 +124,7 @@ class CloneFinder:
         """Clone classes per language; with ``focus``, only those with a region in the focus."""
         out: dict[str, LanguageResult] = {}
         files = self.index.files
-        for language in self.index.languages():
+        for language in self._languages():
             if focus is not None and not any(
                 p in files and files[p].entry.language == language for p in focus
             ):
@@ -174,7 +175,30 @@ class CloneFinder:
         return saved
 
     # ------------------------------------------------------------------ state
+    def _languages(self) -> list[str]:
+        """The index's languages (:meth:`RepoIndex.languages`), those of the disk kept.
+
+        The disk files of one ``index.files`` dict never change (a refresh makes a new dict);
+        overrides come and go in it.
+        """
+        files = self.index.files
+        if self._disk is None or self._disk[0] is not files:
+            disk = {
+                s.entry.language for s in files.values() if s.entry.status == OK and not s.override
+            }
+            self._disk = (files, disk)
+        found = set(self._disk[1])
+        found.update(
+            s.entry.language for s in files.values() if s.override and s.entry.status == OK
+        )
+        return sorted(found)
+
     def _state(self, language: str, progress: Progress | None) -> LanguageState:
+        state = self._states.get(language)
+        if state is not None and state.files is self.index.files and state.disk_ok:
+            # the same disk files (see _languages): the S sets, which only they make, and
+            # everything built of them stand
+            return state
         sets = self.index.sets(language, progress)
         paths = [
             p
@@ -184,6 +208,7 @@ class CloneFinder:
         key = (sets.fingerprint, tuple((p, self.index.files[p].sha) for p in paths))
         state = self._states.get(language)
         if state is not None and state.key == key:
+            state.files = self.index.files
             return state
         if state is not None and state.sets.fingerprint == sets.fingerprint:
             similarity, pair_cache_key = state.similarity, state.pair_cache_key
@@ -206,6 +231,8 @@ class CloneFinder:
         )
         state = LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
         state.duplicates, state.dropped, state.groups = duplicates, dropped, groups
+        state.files = self.index.files
+        state.disk_ok = any(e.status == OK for e in entries)
         self._states[language] = state
         return state
 

@@ -31,16 +31,26 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     """
     out = Copies()
     full = focus is None and not work.extra and not work.hidden
+    focus_done = False
     started = time.perf_counter()
     previous = reuse.plan(work)
     out.time("retrieval", started)
     if previous is not None:
         out.base = previous
-        accepted = previous.accepted()
-        if previous.affected or previous.crossing:
-            accepted += aligned(work, previous.among, set(), out, progress, previous.keep)
-        touching = None if focus is None else _reaching_files(accepted, focus)
-        accepted += whole_copies(work, None, set(), out, touching)
+        new: list[RegionPair] = []
+        if previous.affected:
+            new = aligned(work, previous.affected, set(), out, progress, previous.keep_changed)
+        if previous.crossing:
+            new += _crossing_pairs(work, previous, out, progress)
+        touching = None if focus is None else _reaching_files(new, focus, previous)
+        new += whole_copies(work, None, set(), out, touching)
+        if focus is None:
+            accepted = previous.accepted() + new
+        else:  # only the pairs among the files copies connect to the focus (see _reaching)
+            wanted = _reaching_files(new, focus, previous)
+            accepted = previous.memo.accepted_in(wanted, previous.dropped)
+            accepted += [p for p in new if p.a.path in wanted]
+            focus_done = True
     elif focus is None:
         accepted = aligned(work, None, set(), out, progress)
         accepted += whole_copies(work, None, set(), out)
@@ -49,12 +59,38 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     if full:
         reuse.save(work, out.all_records())
     started = time.perf_counter()
-    if focus is not None:
+    if focus is not None and not focus_done:
         accepted = _reaching(accepted, focus)
     out.findings, folded = findings_of(work, distinct_pairs(accepted), focus, out)
     out.filtered.update(folded)
     out.time("grouping", started)
     return out
+
+
+CROSSING_KEPT = 8
+"""How many outcomes of crossing pairs a language state keeps (keystrokes repeat them)."""
+
+
+def _crossing_pairs(
+    work: Workset, previous: reuse.Plan, out: Copies, progress: Progress | None
+) -> list[RegionPair]:
+    """The accepted pairs of the plan's crossing pairs, their records added to ``out``.
+
+    Their alignment depends on the memo and on which crossed hashes pair (typing keeps
+    crossing the same hash for a while): it is kept for the next search of the same.
+    """
+    key = (id(previous.memo), previous.crossed)
+    kept = work.state.crossing.get(key)
+    if kept is not None and kept[0] is previous.memo:
+        out.records.update(kept[1])
+        return list(kept[2])
+    before = set(out.records)
+    found = aligned(work, previous.owners, set(), out, progress, previous.keep_crossing)
+    records = {k: r for k, r in out.records.items() if k not in before}
+    if len(work.state.crossing) >= CROSSING_KEPT:
+        work.state.crossing.clear()
+    work.state.crossing[key] = (previous.memo, records, found)
+    return found
 
 
 def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
@@ -66,8 +102,13 @@ def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
     return [p for p in pairs if p.a.path in wanted]
 
 
-def _reaching_files(pairs: list[RegionPair], focus: LineFocus) -> set[str]:
-    """The focus files and every file copies connect to them (through other files too)."""
+def _reaching_files(
+    pairs: list[RegionPair], focus: LineFocus, previous: reuse.Plan | None = None
+) -> set[str]:
+    """The focus files and every file copies connect to them (through other files too).
+
+    With ``previous``, the pairs it takes over from the memo count too.
+    """
     linked: dict[str, set[str]] = {}
     for p in pairs:
         linked.setdefault(p.a.path, set()).add(p.b.path)
@@ -75,7 +116,12 @@ def _reaching_files(pairs: list[RegionPair], focus: LineFocus) -> set[str]:
     wanted = set(focus)
     pending = list(wanted)
     while pending:
-        for other in linked.get(pending.pop(), ()):
+        path = pending.pop()
+        others = set(linked.get(path, ()))
+        if previous is not None:
+            dropped = previous.dropped
+            others.update(other for key, other in previous.memo.links(path) if key not in dropped)
+        for other in others:
             if other not in wanted:
                 wanted.add(other)
                 pending.append(other)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -100,6 +100,19 @@ class LanguageState:
     groups: dict[str, list[Member]] = field(default_factory=dict)
     """The units of the disk files that are not duplicates, by normalized digest."""
     _by_sha: dict[str, list[int]] | None = None
+    files: object = None
+    """The ``index.files`` dict the state was made of (its disk files never change)."""
+    disk_ok: bool = False
+    """Whether a disk file of the language is ``ok`` (then overrides do not move the S sets)."""
+    ids: dict[str, int] | None = None
+    """Disk file ids by path."""
+    crossing: dict[tuple[int, frozenset[tuple[int, bool]]], tuple[object, Any, Any]] = field(
+        default_factory=dict
+    )
+    """Outcomes of crossing pairs by memo and crossed hashes (``crystal_lsp.clones.search``)."""
+    memo_diff: tuple[object, dict[str, str], set[str], set[str]] | None = None
+    """A memo, then the disk files' digests, those that differ from the memo's, and the memo's
+    files that are gone (:func:`crystal_lsp.clones.align.reuse.plan`)."""
     units: dict[str, list[tuple[int, int]]] | None = None
     """The snippets of the disk files by normalized digest: ``(file, snippet)`` in order."""
     snippet_counts: list[int] | None = None

@@ -49,18 +49,28 @@ class Plan:
     crossing: set[tuple[int, int]]
     """Pairs of other files (ids, in order) that share a seed hash whose count crossed
     ``max-df``: aligned afresh too."""
+    crossed: frozenset[tuple[int, bool]] = frozenset()
+    """The seed hashes that crossed, each with whether it pairs now: with the memo, all the
+    alignment of the crossing pairs depends on."""
 
     @property
-    def among(self) -> list[int]:
-        """The files a search of this plan aligns."""
-        return sorted(set(self.affected) | {i for pair in self.crossing for i in pair})
+    def owners(self) -> list[int]:
+        """The files of the crossing pairs."""
+        return sorted({i for pair in self.crossing for i in pair})
 
     def keep(self, fa: I64, fb: I64) -> Bools:
         """Which pairs of files (``fa < fb``) a search of this plan aligns."""
+        return self.keep_changed(fa, fb) | self.keep_crossing(fa, fb)
+
+    def keep_changed(self, fa: I64, fb: I64) -> Bools:
+        """The pairs of files with a file whose seeds changed."""
         keep: Bools = np.isin(fa, self.affected) | np.isin(fb, self.affected)
-        if self.crossing:
-            wanted = np.array(sorted(a * (1 << 32) + b for a, b in self.crossing), np.int64)
-            keep |= np.isin(fa * (1 << 32) + fb, wanted)
+        return keep
+
+    def keep_crossing(self, fa: I64, fb: I64) -> Bools:
+        """The pairs of other files that share a seed hash that crossed ``max-df``."""
+        wanted = np.array(sorted(a * (1 << 32) + b for a, b in self.crossing), np.int64)
+        keep: Bools = np.isin(fa * (1 << 32) + fb, wanted)
         return keep
 
     @property
@@ -112,19 +122,13 @@ def plan(work: Workset) -> Plan | None:
     if memo is None:
         return None
     try:
-        old_files = memo.files
-        current = _current(work)
-        changed = {
-            p
-            for p, sha in current.items()
-            if old_files.get(p) != sha or memo.spans.get(p, []) != work.spans(work.ids[p])
-        }
-        removed = set(old_files) - set(current)
+        current, changed, removed = _changes(work, memo)
         if len(changed) + len(removed) > REUSE_SHARE * max(1, len(current)):
             return None
-        crossing = _crossing(work, changed | removed, memo)
-        if crossing is None:
+        found = _crossing(work, changed | removed, memo)
+        if found is None:
             return None
+        crossing, status = found
         ids = work.ids
         pairs = {
             (min(ids[a], ids[b]), max(ids[a], ids[b]))
@@ -135,7 +139,7 @@ def plan(work: Workset) -> Plan | None:
     except (KeyError, TypeError, ValueError) as exc:
         log.warning("alignment memo is malformed (%s); aligning afresh", exc)
         return None
-    return Plan(sorted(ids[p] for p in changed), memo, dropped, pairs)
+    return Plan(sorted(ids[p] for p in changed), memo, dropped, pairs, status)
 
 
 def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
@@ -153,6 +157,48 @@ def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
     work.finder.index.store.set(memo_key(work), doc)
 
 
+def _changes(work: Workset, memo: Memo) -> tuple[dict[str, str], set[str], set[str]]:
+    """The search's files' digests, those whose seeds differ from the memo's, the memo's gone.
+
+    The digests are those of :func:`_current`. What the disk files give is kept by the language state (for this memo); a search only
+    looks again at the files its overrides touch.
+    """
+    state = work.state
+    if state.memo_diff is None or state.memo_diff[0] is not memo:
+        disk = {p: s + ("=" if i in state.duplicates else "") for p, s, i in _disk_shas(work)}
+        differ = {
+            p
+            for i, p in enumerate(state.paths)
+            if memo.files.get(p) != disk[p]
+            or memo.spans.get(p, []) != ([] if i in state.duplicates else state.dropped.get(i, []))
+        }
+        state.memo_diff = (memo, disk, differ, set(memo.files) - set(disk))
+    _, disk, differ, gone = state.memo_diff
+    touched = set(work.extra) | set(work.changed) | (work.duplicates ^ state.duplicates)
+    touched -= work.hidden
+    current = dict(disk)
+    for i in work.hidden:
+        del current[work.paths[i]]
+    files = work.finder.index.files
+    for i in sorted(touched):
+        path = work.paths[i]
+        current[path] = files[path].sha + ("=" if i in work.duplicates else "")
+    changed = differ - {work.paths[i] for i in work.hidden | touched}
+    changed.update(
+        work.paths[i]
+        for i in touched
+        if memo.files.get(work.paths[i]) != current[work.paths[i]]
+        or memo.spans.get(work.paths[i], []) != work.spans(i)
+    )
+    removed = gone | {work.paths[i] for i in work.hidden if work.paths[i] in memo.files}
+    return current, changed, removed
+
+
+def _disk_shas(work: Workset) -> list[tuple[str, str, int]]:
+    files = work.finder.index.files
+    return [(p, files[p].sha, i) for i, p in enumerate(work.state.paths)]
+
+
 def _current(work: Workset) -> dict[str, str]:
     """Each file's content digest; a duplicate's is marked, so that becoming one is a change."""
     files = work.finder.index.files
@@ -167,7 +213,9 @@ def _pair_key(key: str) -> PairKey:
     return a, b
 
 
-def _crossing(work: Workset, changed: Iterable[str], memo: Memo) -> set[PairKey] | None:
+def _crossing(
+    work: Workset, changed: Iterable[str], memo: Memo
+) -> tuple[set[PairKey], frozenset[tuple[int, bool]]] | None:
     """The pairs of files that share a seed hash whose count crossed ``max-df`` since the memo.
 
     ``changed`` are the files whose seeds differ from the memo's (None: their old seeds are
@@ -188,16 +236,19 @@ def _crossing(work: Workset, changed: Iterable[str], memo: Memo) -> set[PairKey]
     old, new = _counts(old_parts), _counts(new_parts)
     keys = np.union1d(old[0], new[0])
     if not len(keys):
-        return set()
+        return set(), frozenset()
     now = work.counts(keys)
     before = now - _lookup(new, keys) + _lookup(old, keys)
     max_df = work.finder.config.max_df
-    crossed = keys[((now >= 2) & (now <= max_df)) != ((before >= 2) & (before <= max_df))]
+    pairable = (now >= 2) & (now <= max_df)
+    moved = pairable != ((before >= 2) & (before <= max_df))
+    crossed = keys[moved]
+    status = frozenset(zip(crossed.tolist(), pairable[moved].tolist()))
     out: set[PairKey] = set()
     for owners in work.owners(crossed):
         paths = sorted({work.paths[o] for o in owners})
         out.update((a, b) for k, a in enumerate(paths) for b in paths[k + 1 :])
-    return out
+    return out, status
 
 
 def _counts(parts: list[U64]) -> tuple[U64, Any]:

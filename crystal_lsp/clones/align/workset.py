@@ -69,12 +69,12 @@ class Workset:
         paths = list(state.paths)
         extra: dict[int, FileSeeds] = {}
         hidden: set[int] = set()
-        disk = {p: i for i, p in enumerate(paths)}
-        for path, file in sorted(files.items()):
+        if state.ids is None:
+            state.ids = {p: i for i, p in enumerate(paths)}
+        disk = state.ids
+        for path, file in sorted((p, s) for p, s in files.items() if s.override):
             entry = file.entry
-            if not file.override or entry.language != language:
-                continue
-            if entry.status not in (OK, GENERATED):
+            if entry.language != language or entry.status not in (OK, GENERATED):
                 continue
             extra[len(paths)] = FileSeeds.of(entry, state.trivial)
             paths.append(path)
@@ -82,7 +82,10 @@ class Workset:
             if replaced is not None and replaced in disk:
                 hidden.add(disk[replaced])
         work = cls(finder, state, paths, extra, hidden)
-        work.ids = {p: i for i, p in enumerate(paths) if i not in hidden}
+        work.ids = dict(disk)
+        for i in sorted(hidden):
+            del work.ids[paths[i]]
+        work.ids.update((paths[i], i) for i in extra)
         if extra or hidden:
             work._own_duplicates()
         else:
@@ -167,7 +170,7 @@ class Workset:
             state.snippet_counts = [count(i) for i in range(len(state.paths))]
         disk = state.snippet_counts
         total = sum(disk) - sum(disk[i] for i in self.hidden)
-        return total + sum(count(i) for i in self.ids.values() if i >= len(disk))
+        return total + sum(count(i) for i in self.extra)
 
     def spans(self, i: int) -> list[tuple[int, int]]:
         """The normalized spans of over-copied units whose seeds file ``i`` leaves out."""
