@@ -14,6 +14,7 @@ import time
 from crystal_lsp.clones.align import reuse
 from crystal_lsp.clones.align.alignment import aligned
 from crystal_lsp.clones.align.context import LineFocus, Progress
+from crystal_lsp.clones.align.incremental import ChainMemo, edit_of
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.wholes import whole_copies
 from crystal_lsp.clones.align.workset import Copies, Workset
@@ -39,7 +40,9 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
         out.base = previous
         new: list[RegionPair] = []
         if previous.affected:
+            work.chain_memo = _chain_memo(work, previous.affected)
             new = aligned(work, previous.affected, set(), out, progress, previous.keep_changed)
+            _keep_chains(work)
         if previous.crossing:
             new += _crossing_pairs(work, previous, out, progress)
         touching = None if focus is None else _reaching_files(new, focus, previous)
@@ -65,6 +68,30 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     out.filtered.update(folded)
     out.time("grouping", started)
     return out
+
+
+def _chain_memo(work: Workset, affected: list[int]) -> ChainMemo | None:
+    """The kept chain outcomes of the one override a search aligns afresh (if one it is)."""
+    if len(affected) != 1 or affected[0] not in work.extra:
+        return None
+    fid = affected[0]
+    path = work.paths[fid]
+    side = work.side(fid)
+    kept = work.state.chains.get(path)
+    if kept is None:
+        return ChainMemo(path, fid, None, {})
+    entry, heavy, outcomes = kept
+    return ChainMemo(path, fid, edit_of(entry, heavy, side.entry, side.heavy), outcomes)
+
+
+def _keep_chains(work: Workset) -> None:
+    """Keep the chain outcomes of this search's override for its next version."""
+    memo = work.chain_memo
+    work.state.chains.clear()  # one edited buffer at a time (the others are searched afresh)
+    if memo is not None:
+        side = work.side(memo.fid)
+        work.state.chains[memo.path] = (side.entry, side.heavy, memo.new)
+    work.chain_memo = None
 
 
 CROSSING_KEPT = 8

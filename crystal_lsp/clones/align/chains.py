@@ -404,7 +404,9 @@ def _not_self_overlapping(
 ) -> list[Chain]:
     """Same-file chains cut where their second side begins; repetitions dropped."""
     out: list[Chain] = []
-    diagonal = j0 - i0
+    order = np.argsort(i0, kind="stable")
+    i0, diagonal, length = i0[order], (j0 - i0)[order], length[order]
+    longest = int(length.max()) if len(length) else 0
     for chain in chains:
         pending = sorted(chain.runs)
         while pending:
@@ -416,7 +418,10 @@ def _not_self_overlapping(
             piece = Chain(chain.fa, chain.fb, head)
             if piece.aligned < min_aligned:
                 continue
-            if _periodic(piece, i0, diagonal, length):
+            # only runs that start before the piece ends and reach into it can cover it
+            lo = int(np.searchsorted(i0, piece.a0 - longest, "right"))
+            hi = int(np.searchsorted(i0, piece.b1, "left"))
+            if _periodic(piece, i0[lo:hi], diagonal[lo:hi], length[lo:hi]):
                 stats.count(piece.fa, piece.fb, REPETITIVE)
             else:
                 out.append(piece)

@@ -111,6 +111,11 @@ class LanguageState:
     )
     """Outcomes of crossing pairs by memo and crossed hashes (``crystal_lsp.clones.search``)."""
     memo_diff: tuple[object, dict[str, str], set[str], set[str]] | None = None
+    facts: tuple[Bools, I64, dict[str, int]] | None = None
+    """Per disk file: generated, and a number per content digest (``Workset.keep_pairs``)."""
+    chains: dict[str, tuple[Any, Any, Any]] = field(default_factory=dict)
+    """By override path: its last searched entry and tokens, and its chains' outcomes
+    (:mod:`crystal_lsp.clones.align.incremental`)."""
     """A memo, then the disk files' digests, those that differ from the memo's, and the memo's
     files that are gone (:func:`crystal_lsp.clones.align.reuse.plan`)."""
     units: dict[str, list[tuple[int, int]]] | None = None

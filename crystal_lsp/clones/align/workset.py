@@ -22,6 +22,7 @@ from crystal_lsp.clones.align.candidates import Side
 from crystal_lsp.clones.align.chains import Runs
 from crystal_lsp.clones.align.context import Finder, LanguageState
 from crystal_lsp.clones.align.duplicates import regrouped_spans, without_spans
+from crystal_lsp.clones.align.incremental import ChainMemo
 from crystal_lsp.clones.align.pairs import PairKey, PairRecord
 from crystal_lsp.clones.align.regions import Region, header_prefix
 from crystal_lsp.clones.align.reuse import Plan
@@ -61,6 +62,8 @@ class Workset:
     _noise_raw: dict[int, Bools] = field(default_factory=dict)
     _facts: tuple[Bools, Bools, I64] | None = None
     _spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    chain_memo: ChainMemo | None = None
+    """The kept outcomes of an edited override's chains (:mod:`.incremental`), if any."""
 
     @classmethod
     def of(cls, finder: Finder, state: LanguageState, language: str) -> Workset:
@@ -346,12 +349,24 @@ class Workset:
         """:meth:`keep_pair` of many pairs of files at once."""
         files = self.finder.index.files
         if self._facts is None:
-            shas: dict[str, int] = {}
-            states = [files[p] for p in self.paths]
+            state = self.state
+            if state.facts is None:  # of the disk files, kept by the language state
+                shas: dict[str, int] = {}
+                disk = [files[p] for p in state.paths]
+                state.facts = (
+                    np.array([s.entry.status == GENERATED for s in disk], dtype=bool),
+                    np.array([shas.setdefault(s.sha, len(shas)) for s in disk], dtype=np.int64),
+                    shas,
+                )
+            generated, sha, shas = state.facts
+            hidden = np.zeros(len(self.paths), dtype=bool)
+            hidden[sorted(self.hidden)] = True
+            extra = [files[self.paths[i]] for i in range(len(state.paths), len(self.paths))]
+            more = dict(shas)
             self._facts = (
-                np.array([i in self.hidden for i in range(len(self.paths))], dtype=bool),
-                np.array([s.entry.status == GENERATED for s in states], dtype=bool),
-                np.array([shas.setdefault(s.sha, len(shas)) for s in states], dtype=np.int64),
+                hidden,
+                np.r_[generated, [s.entry.status == GENERATED for s in extra]].astype(bool),
+                np.r_[sha, [more.setdefault(s.sha, len(more)) for s in extra]].astype(np.int64),
             )
         hidden, generated, sha = self._facts
         keep: Bools = ~(hidden[fa] | hidden[fb]) & ~(generated[fa] & generated[fb])
