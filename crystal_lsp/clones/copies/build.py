@@ -112,7 +112,22 @@ def _evidence(work: Workset, pair: RegionPair) -> Evidence:
     shared = sorted(names_a & names_b)
     apart = (pair.a.path, owner_a) != (pair.b.path, owner_b)
     parallel = ", ".join(shared[:3]) if shared and apart and owner_a >= 0 and owner_b >= 0 else ""
+    if not parallel and _parallel_modules(pair.a.path, pair.b.path):
+        parallel = f"{pair.a.path.rsplit('/', 1)[-1]} (one per folder)"
     return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, parallel)
+
+
+def _parallel_modules(a: str, b: str) -> bool:
+    """Files of the same name in different folders: one module per backend or platform."""
+    folder_a, _, name_a = a.lstrip("\0").rpartition("/")
+    folder_b, _, name_b = b.lstrip("\0").rpartition("/")
+    return name_a == name_b and folder_a != folder_b and name_a not in _GENERIC_NAMES
+
+
+# names every package has: two of them are not parallel implementations of one thing
+_GENERIC_NAMES = frozenset(
+    {"__init__.py", "index.js", "index.ts", "utils.py", "util.py", "helpers.py", "main.py"}
+)
 
 
 def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset[str], int]:

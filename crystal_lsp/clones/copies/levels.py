@@ -8,8 +8,8 @@ structure** -- real similarity that nobody would act on -- when the evidence
 * a **family** of parallel units (:mod:`crystal_lsp.clones.copies.families`);
 * **vendored** code on both sides;
 * **sync/async twins** (the lines that differ are ``async``/``await``);
-* **parallel implementations**: methods of the same name in different classes (one per
-  backend, per platform: overrides), not verbatim;
+* **parallel implementations**: methods of the same name in different classes, or files of
+  the same name in different folders (one per backend, per platform), not verbatim;
 * **declarations**: most lines are signatures, overload stubs, decorators, imports, exports,
   data tables or docstrings;
 * **the same code over other data**: the lines that differ, differ in literals only, and on

@@ -264,3 +264,28 @@ def test_an_original_with_more_near_copies_than_max_df_stays_in_its_group(
     (finding,) = [f for f in found if any(loc.path == "pkg/m00.py" for loc in f.locations)]
     assert "orig.py" in {loc.path for loc in finding.locations}
     assert len(finding.locations) == 56
+
+
+# --- 6. parallel implementations ----------------------------------------------------------------
+
+
+def _backend(flavour: str) -> str:
+    return ORIGINAL.replace('("shipped", "delivered")', f'("{flavour}-shipped", "{flavour}-done")')
+
+
+def test_modules_of_one_name_in_two_folders_are_parallel_implementations(
+    tmp_path: pathlib.Path,
+) -> None:
+    """One module per backend (db/mysql/operations.py, db/oracle/operations.py): the same code
+    with backend-specific lines is similar structure; a verbatim copy between them is a copy."""
+    edited = near_copy(_backend("oracle")).replace("tally_invoices", "summarize_orders")
+    files = {
+        "db/mysql/operations.py": module(_backend("mysql"), UNRELATED[0]),
+        "db/oracle/operations.py": module(UNRELATED[1], edited),
+    }
+    (finding,) = find_all(tmp_path / "repo", files)
+    assert finding.level == SIMILAR
+    assert finding.evidence[0] == "parallel implementations of operations.py (one per folder)"
+    files["db/oracle/operations.py"] = module(UNRELATED[1], _backend("mysql"))
+    (finding,) = find_all(tmp_path / "repo2", files)
+    assert finding.level == COPY  # verbatim: pull it up into one shared module
