@@ -169,7 +169,9 @@ def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Eviden
         for k, (_, pair) in enumerate(clone_class.members, 1)
     ]
     best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
-    level, why = level_of(evidences[best])
+    copied, least = pairs[best].copied, work.finder.config.min_tokens
+    short = f"a short repeat ({copied} copied tokens, under {least})" if copied < least else None
+    level, why = level_of(evidences[best], short=short)
     return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
 
 
