@@ -1,11 +1,10 @@
 """The repository index: file entries by content, per-language S sets, incremental refresh.
 
 ``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
-the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
-time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
-files whose content digest is known reuse their stored entry, and only new contents are
-tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
-can be layered on top with ``overrides``.
+the root, as :mod:`crystal_lsp.clones.files` lists them): files whose stat data match the
+manifest are not read (unless racily clean, :func:`trusted`), known contents reuse their stored
+entry, and only new contents are tokenized, in parallel processes. In-memory contents (an
+editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
 
 Each language has two S sets, over raw tokens and over the normalized view
 (:mod:`crystal_lsp.clones.languagesets`), kept by the index and rebuilt when they drift.
@@ -64,7 +63,7 @@ class Snapshot:
 
     The bytes are kept only for contents the manifest does not already record for the path
     (``None``: not read, or re-read and found unchanged, so the index has an entry for it).
-    ``manifest`` entries are ``[size, mtime_ns, digest, hashed_ns]`` (see :func:`trusted`).
+    ``manifest`` entries: ``[size, mtime_ns, digest, hashed_ns, ctime_ns, inode]``.
     """
 
     contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
@@ -136,20 +135,24 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     return encode(entry.light_json()), encode(entry.heavy.to_json())
 
 
-def trusted(known: Any, size: int, mtime_ns: int) -> TypeGuard[list[Any]]:
-    """Whether a manifest entry may stand for a file of this size and mtime without reading it.
+def stat_key(st: os.stat_result) -> list[int]:
+    """Size, mtime, ctime, inode: git's stat data (a rewrite restoring size and mtime, as
+    ``touch -d`` or ``cp -p`` do, cannot keep the ctime: only the kernel sets it)."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
-    git's racy-clean rule: the entry must match, and the file must have been modified safely
-    (:data:`RACY_MARGIN_NS`) before it was hashed; a later change within the same timestamp
-    would leave size and mtime as they were. Entries of older manifests, which do not record
-    when they were hashed, and malformed entries are never trusted.
+
+def trusted(known: Any, st: os.stat_result) -> TypeGuard[list[Any]]:
+    """Whether a manifest entry may stand for a file with this ``stat`` without reading it.
+
+    git's racy-clean rule: the :func:`stat_key` must match and the file must have been modified
+    safely (:data:`RACY_MARGIN_NS`) before it was hashed. Older and malformed entries never are.
     """
-    if not isinstance(known, list) or len(known) < 4:
+    if not isinstance(known, list) or len(known) < 6:
         return False
-    k_size, k_mtime, sha, hashed_ns = known[:4]
-    if not (isinstance(sha, str) and isinstance(k_mtime, int) and isinstance(hashed_ns, int)):
+    size, mtime, sha, hashed_ns, ctime, ino = known[:6]
+    if not (isinstance(sha, str) and isinstance(mtime, int) and isinstance(hashed_ns, int)):
         return False
-    return k_size == size and k_mtime == mtime_ns and k_mtime < hashed_ns - RACY_MARGIN_NS
+    return [size, mtime, ctime, ino] == stat_key(st) and mtime < hashed_ns - RACY_MARGIN_NS
 
 
 class RepoIndex:
@@ -211,7 +214,7 @@ class RepoIndex:
                 snap.skipped.append((rel, exc.reason))
                 continue
             known = manifest.get(rel)
-            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
+            if not verify and trusted(known, st):
                 snap.contents[rel] = (str(known[2]), None)
                 snap.manifest[rel] = known
                 continue
@@ -237,7 +240,7 @@ class RepoIndex:
             snap.skipped.append((rel, exc.reason))
             return
         sha = content_sha(data)
-        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
+        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns, st.st_ctime_ns, st.st_ino]
         if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
             snap.contents[rel] = (sha, data)
             snap.manifest[rel] = entry
@@ -245,11 +248,10 @@ class RepoIndex:
         # the content the manifest records: the index has its entry, the bytes are not needed
         # (a racily clean checkout would otherwise hold every file in memory)
         snap.contents[rel] = (sha, None)
-        size, mtime_ns = st.st_size, st.st_mtime_ns
         # keep the stored entry when the new one is no better (it is trusted, or both are still
         # racy), so that an unchanged manifest is not rewritten
-        same_stat = known[:2] == [size, mtime_ns]
-        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
+        same_stat = known[:2] + known[4:6] == entry[:2] + entry[4:6]
+        if same_stat and (trusted(known, st) or not trusted(entry, st)):
             snap.manifest[rel] = known
         else:
             snap.manifest[rel] = entry
