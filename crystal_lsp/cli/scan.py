@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections import Counter
@@ -19,6 +20,7 @@ from crystal_lsp.cli.common import (
 from crystal_lsp.clones.findings import RANKING, display_path
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
+from crystal_lsp.text.datafiles import write_atomic
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.findings import Finding
@@ -152,21 +154,21 @@ def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> Non
     """Write the report in the chosen format to ``--output`` or stdout."""
     from crystal_lsp.clones.sarif import to_sarif
 
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if args.format == "json":
-            doc = result.to_json(with_ngrams=args.show_ngrams)
-            doc["summary"]["baselined"] = baselined
-            _write_json(doc, out)
-        elif args.format == "sarif":
-            _write_json(to_sarif(result), out)
-        elif args.format == "agent":
-            _print_agent(result, baselined, out)
-        else:
-            _print_text(result, args, baselined, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    # a file gets the whole report at once (written atomically), or keeps what it held
+    out: Any = io.StringIO() if args.output else sys.stdout
+    if args.format == "json":
+        doc = result.to_json(with_ngrams=args.show_ngrams)
+        doc["summary"]["baselined"] = baselined
+        _write_json(doc, out)
+    elif args.format == "sarif":
+        _write_json(to_sarif(result), out)
+    elif args.format == "agent":
+        _print_agent(result, baselined, out)
+    else:
+        _print_text(result, args, baselined, out)
+    if args.output:
+        data = out.getvalue().encode("utf-8", "backslashreplace")
+        write_atomic(args.output, data, "--output")
 
 
 def _write_json(doc: Any, out: Any) -> None:

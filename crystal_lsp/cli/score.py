@@ -50,7 +50,7 @@ def add_parser(sub: Any) -> None:
         "--max-bytes",
         type=int_in(0, 2**40),
         default=DEFAULT_MAX_BYTES,
-        help="refuse files larger than this",
+        help="refuse files larger than this (and lines of --lines and --jsonl corpora)",
     )
     add_format(p)
     add_progress(p)

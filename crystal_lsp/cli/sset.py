@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from collections import Counter
 from typing import Any
@@ -30,6 +31,7 @@ from crystal_lsp.metric.sset import (
     builtin_sset,
     suggest_k,
 )
+from crystal_lsp.text.datafiles import write_atomic
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.text.parallel import Job, tokenize_many
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
@@ -119,9 +121,10 @@ def collect_jobs(
                 by_language[name] += 1
                 jobs.append((f"{path}#{item.id}", item.code, name))
             continue
+        within = path if os.path.isdir(path) else None  # a tree's symlinks stay in it
         for file in walk_files([path]):
             try:
-                source = read_source(file, max_bytes)
+                source = read_source(file, max_bytes, within)
             except SkippedFile as exc:
                 skipped.append((file, exc.reason))
                 continue
@@ -319,8 +322,10 @@ def plot_curve(sset: TriviallySharedSet, path: str) -> None:
     ax.set_title(f"Most frequent 1-{sset.max_n}-grams ({sset.language})")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    image = io.BytesIO()
+    fig.savefig(image, format=os.path.splitext(path)[1][1:].lower() or "png")
     plt.close(fig)
+    write_atomic(path, image.getvalue(), "--plot")
 
 
 def run_build(args: argparse.Namespace) -> int:
