@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise CrystalError("--jobs must be at least 1")
     try:
+        import anyio
+
         from crystal_lsp.mcp import Workspace, create_server
+        from crystal_lsp.mcp.transport import serve_stdio
     except ImportError as exc:
         raise CrystalError(f"the MCP server needs the mcp package ({exc})") from None
     # Index builds use worker processes; never fork this multi-threaded process.
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     workspace.start()
     try:
         # the SDK's stdio transport points fd 1 at stderr while it serves: stdout is protocol only
-        server.run("stdio")
+        anyio.run(serve_stdio, server)
     finally:
         workspace.close()
     return 0
