@@ -136,8 +136,7 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
 
 
 def stat_key(st: os.stat_result) -> list[int]:
-    """Size, mtime, ctime, inode: git's stat data (a rewrite restoring size and mtime, as
-    ``touch -d`` or ``cp -p`` do, cannot keep the ctime: only the kernel sets it)."""
+    """Size, mtime, ctime and inode, as git compares them (no rewrite keeps a ctime)."""
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
