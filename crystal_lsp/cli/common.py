@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from crystal_lsp.clones.options import SCAN_SETTINGS
 from crystal_lsp.distributed import ENGINES
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.text.datafiles import check_writable
@@ -55,6 +56,13 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
 
 
 JOBS = int_in(1, 1024)
+
+
+def setting_int(name: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in the range the settings table gives ``name``."""
+    setting = SCAN_SETTINGS[name]
+    assert setting.low is not None and setting.high is not None
+    return int_in(int(setting.low), int(setting.high))
 
 
 def check_output(path: str | None, option: str) -> None:

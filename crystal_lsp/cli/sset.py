@@ -18,6 +18,7 @@ from crystal_lsp.cli.common import (
     int_in,
     progress_bar,
     progress_enabled,
+    setting_int,
     warn,
 )
 from crystal_lsp.clones.files import walk_files
@@ -57,12 +58,16 @@ def add_parser(sub: Any) -> None:
         metavar="PATH",
         help="files, directories, zip/tar archives, JSONL datasets or globs of them",
     )
-    b.add_argument("-k", type=int, default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})")
+    b.add_argument(
+        "-k", type=setting_int("k"), default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})"
+    )
     b.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="where to write S (.json or .json.gz)"
     )
     b.add_argument("--lang", help="language; default: the one language of the files")
-    b.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    b.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     b.add_argument(
         "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
     )
@@ -86,7 +91,9 @@ def add_parser(sub: Any) -> None:
     b.set_defaults(run=run_build)
     s = cmds.add_parser("show", help="show S, its frequency curve and the suggested k")
     s.add_argument("file", metavar="FILE", help="an S file from `sset build`")
-    s.add_argument("--top", type=int, default=20, help="how many n-grams to list (default: 20)")
+    s.add_argument(
+        "--top", type=int_in(0, 10**7), default=20, help="how many n-grams to list (default: 20)"
+    )
     s.add_argument(
         "--plot", metavar="PNG", help="save the frequency curve as an image (needs matplotlib)"
     )

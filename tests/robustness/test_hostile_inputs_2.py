@@ -62,6 +62,23 @@ def test_05_bootstrap_out_of_range_is_a_usage_error(
     assert b"error: argument --bootstrap:" in done.stderr.splitlines()[-1]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["score", "--example", "--max-n", "100000"],
+        ["score", "--example", "-k", "-5"],
+        ["score", "--example", "--keep", "0"],
+        ["sset", "build", ".", "-k", "-1", "-o", "s.json"],
+        ["sset", "show", "s.json", "--top", "-1"],
+        ["disting", "d.jsonl", "--n", "0"],
+    ],
+)
+def test_05_every_parameter_has_a_range(tmp_path: Path, cache: Path, args: list[str]) -> None:
+    done = run_cli(args, tmp_path, cache)
+    assert done.returncode == 2, done.stderr
+    assert b": must be in " in done.stderr.splitlines()[-1]
+
+
 def test_05_bootstrap_draws_in_blocks_give_the_same_scores(monkeypatch: pytest.MonkeyPatch) -> None:
     hyps = [["a", "b", "c", str(i % 3)] for i in range(7)]
     refs = [[["a", "b", "c", str(i % 2)]] for i in range(7)]
