@@ -235,6 +235,6 @@ def _trivial_tool(server: MCPServer[Any], ws: Workspace) -> None:
             omitted=len(sset) - len(ranked),
         )
         text = f"S of {lang} ({source}): {len(sset)} n-grams, k {sset.k}; top {len(ranked)}: " + (
-            " | ".join(" ".join(g) for g, _ in ranked[:10]) or "(empty)"
+            " | ".join(display_path(" ".join(g)) for g, _ in ranked[:10]) or "(empty)"
         )
         return _answer(result, text)

@@ -18,7 +18,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
 from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.positions import Codec, TextIndex
@@ -144,7 +144,7 @@ def message_of(flag: Flag) -> str:
     """
     pair = flag.best_pair()
     other = flag.finding.locations[flag.other(pair)]
-    what = other.describe()
+    what = display_path(other.describe())
     message = (
         f"Near-duplicate (similarity {pair.similarity:.2f}, CrystalBLEU "
         f"{max(pair.crystalbleu, 0.0):.2f}) of {what + ' in ' if what else ''}{other.label()}"
@@ -171,7 +171,7 @@ def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelat
             notes.append(f"similarity {similarity[j]:.2f}")
         else:
             notes.append("same clone class")
-        note = f"{location.describe() or 'copy'} ({', '.join(notes)})"
+        note = f"{display_path(location.describe()) or 'copy'} ({', '.join(notes)})"
         related.append(types.DiagnosticRelatedInformation(location=resolved, message=note))
     return related
 
