@@ -9,7 +9,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
+from raw_client import Inbox
 
 TIMEOUT = 120.0
 
@@ -122,7 +122,7 @@ INIT = {
 }
 
 
-class RawMcp:
+class RawMcp(Inbox):
     """``crystal-lsp mcp ROOT`` in a subprocess, driven line by line: anything can be sent.
 
     A reader thread parses stdout line by line; a line that is not a JSON-RPC message is kept in
@@ -130,6 +130,7 @@ class RawMcp:
     """
 
     def __init__(self, root: Path, cache: Path) -> None:
+        super().__init__()
         cache.mkdir(parents=True, exist_ok=True)
         self.stderr_path = cache / "mcp.stderr"
         self._stderr = open(self.stderr_path, "wb")
@@ -140,8 +141,6 @@ class RawMcp:
             stderr=self._stderr,
             env={**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache)},
         )
-        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.received: list[dict[str, Any]] = []
         self.junk: list[bytes] = []
         self._ids = itertools.count(1000)
         self._taken: set[int] = set()
@@ -187,24 +186,7 @@ class RawMcp:
             self._taken.add(id(message))
             return True
 
-        for message in self.received:
-            if mine(message):
-                return message
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.proc.poll() is not None:
-                raise AssertionError(
-                    f"no answer to {ident!r} (exit code {self.proc.poll()}); stderr:\n"
-                    + self.stderr_path.read_text(errors="replace")[-3000:]
-                )
-            try:
-                message = self.inbox.get(timeout=min(remaining, 0.5))
-            except queue.Empty:
-                continue
-            self.received.append(message)
-            if mine(message):
-                return message
+        return self.wait(mine, timeout)
 
     def initialize(self) -> None:
         assert "result" in self.request("initialize", INIT)
@@ -216,8 +198,5 @@ class RawMcp:
                 self.proc.stdin.close()
             self.proc.wait(timeout=30)
         finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-            self._stderr.close()
-        return int(self.proc.returncode)
+            code = self.reap()
+        return code

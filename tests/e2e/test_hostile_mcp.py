@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from mcp_harness import RawMcp, call, session, text_of
+from raw_client import assert_displayable
 
 import crystal_lsp
 
@@ -78,13 +79,6 @@ def _python_only(tmp_path: Path) -> Path:
 @pytest.fixture
 def cache(tmp_path: Path) -> Path:
     return tmp_path / "cache"
-
-
-def _clean(text: str) -> None:
-    """Text shown to an agent: no control character but newlines, no lone surrogate, no RLO."""
-    bad = [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) < 0xA0]
-    bad += [c for c in text if 0xD800 <= ord(c) <= 0xDFFF or c == "\u202e"]
-    assert not bad, (bad, text)
 
 
 # --- 1: a file name that is not UTF-8 ----------------------------------------------------------
@@ -162,7 +156,7 @@ async def test_10_hostile_names_are_escaped_in_every_answer(tmp_path: Path, cach
         checked = await call(client, "check_duplication", {"code": INVOICE_TOTAL})
         assert not checked.is_error, text_of(checked)
         text = text_of(checked)
-        _clean(text)
+        assert_displayable(text)
         lines = text.splitlines()
         pattern = re.compile(r"^\S.*:\d+-\d+ ~ <snippet>:\d+-\d+ similarity \d\.\d\d \(.*\)$")
         assert all(pattern.match(line) for line in lines[1:]), lines  # one line per copy
@@ -170,13 +164,13 @@ async def test_10_hostile_names_are_escaped_in_every_answer(tmp_path: Path, cach
         assert '"\\x1b]0;pwned\\x07x.py":' in text and '"nl\\nx.py":' in text
         assert checked.structured_content is not None
         for dup in checked.structured_content["duplicates"]:
-            _clean(dup["original"]["path"])
+            assert_displayable(dup["original"]["path"])
         for name, args in (("scan", {"top": 100}), ("file_clones", {"path": "nl\nx.py"})):
             result = await call(client, name, args)
             assert not result.is_error, text_of(result)
-            _clean(text_of(result))
+            assert_displayable(text_of(result))
             assert result.structured_content is not None
-            _clean(repr(result.structured_content).replace("\\n", ""))
+            assert_displayable(repr(result.structured_content).replace("\\n", ""))
 
 
 # --- 14: requests the SDK would leave unanswered -------------------------------------------------

@@ -30,7 +30,7 @@ from mcp_harness import RawMcp
 from raw_client import RawServer
 
 from crystal_lsp.clones.files import list_files
-from crystal_lsp.clones.scan import run_scan
+from crystal_lsp.clones.scan import ScanResult, run_scan
 from crystal_lsp.clones.settings import load_config
 from crystal_lsp.clones.store import Store
 
@@ -55,13 +55,18 @@ def _filler(i: int) -> str:
     )
 
 
-@pytest.fixture(scope="module")
-def soak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
-    root = tmp_path_factory.mktemp("soak")
+def _corpus(root: Path, fillers: int) -> Path:
+    """``a.py`` (a copy's original), ``c.py`` and ``fillers`` files of unrelated code."""
     (root / "a.py").write_text(DUP_A, encoding="utf-8")
     (root / "c.py").write_text(UNRELATED, encoding="utf-8")
-    for i in range(30):
+    for i in range(fillers):
         (root / f"filler_{i}.py").write_text(_filler(i), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def soak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
+    root = _corpus(tmp_path_factory.mktemp("soak"), 30)
     raw = RawServer(root.parent / (root.name + "-cache"))
     try:
         raw.initialize(root)
@@ -94,6 +99,16 @@ _ACTIONS = st.one_of(
 )
 
 
+def _disk(root: Path, action: tuple[Any, ...]) -> Path:
+    """``("disk", name, text)`` writes a file, ``("delete", name)`` removes it."""
+    path = root / action[1]
+    if action[0] == "disk":
+        path.write_text(action[2], encoding="utf-8")
+    elif path.exists():
+        path.unlink()
+    return path
+
+
 def _score_reference(root: Path, kind: str) -> dict[str, Any]:
     if kind == "text":
         return {"text": DUP_B}
@@ -113,11 +128,7 @@ def _apply(raw: RawServer, root: Path, action: tuple[Any, ...]) -> None:
             {"textDocument": {"uri": uri, "version": next(_versions)}, "contentChanges": [change]},
         )
     elif kind in ("disk", "delete"):
-        path = root / action[1]
-        if kind == "disk":
-            path.write_text(action[2], encoding="utf-8")
-        elif path.exists():
-            path.unlink()
+        path = _disk(root, action)
         change = {"uri": path.as_uri(), "type": 2 if kind == "disk" else 3}
         raw.notify("workspace/didChangeWatchedFiles", {"changes": [change]})
     elif kind == "score":
@@ -139,10 +150,14 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def _fresh_scan_flags(root: Path, cache: Path) -> list[tuple[str, int]]:
+def _fresh_scan(root: Path, cache: Path) -> ScanResult:
     config = load_config(str(root))
     with Store(str(cache)) as store:
-        result = run_scan(str(root), list_files(str(root), config), config, store=store)
+        return run_scan(str(root), list_files(str(root), config), config, store=store)
+
+
+def _fresh_scan_flags(root: Path, cache: Path) -> list[tuple[str, int]]:
+    result = _fresh_scan(root, cache)
     return sorted(
         (finding.id, loc.first_line - 1)
         for finding in result.findings
@@ -151,11 +166,16 @@ def _fresh_scan_flags(root: Path, cache: Path) -> list[tuple[str, int]]:
     )
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+def _sequences(examples: int) -> settings:
+    """Hypothesis settings of a soak test: ``examples`` sequences, no deadline."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+@_sequences(150)
 @given(data=st.data())
 def test_soak(soak: tuple[RawServer, Path], tmp_path: Path, data: st.DataObject) -> None:
     raw, root = soak
@@ -257,11 +277,7 @@ _MCP_ACTIONS = st.one_of(
 
 @pytest.fixture(scope="module")
 def mcp_soak(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawMcp, Path]]:
-    root = tmp_path_factory.mktemp("mcp-soak")
-    (root / "a.py").write_text(DUP_A, encoding="utf-8")
-    (root / "c.py").write_text(UNRELATED, encoding="utf-8")
-    for i in range(20):
-        (root / f"filler_{i}.py").write_text(_filler(i), encoding="utf-8")
+    root = _corpus(tmp_path_factory.mktemp("mcp-soak"), 20)
     for name in MCP_NAMES:
         with open(os.fsencode(root) + b"/" + name, "wb") as fh:
             fh.write(DUP_B.encode())
@@ -281,28 +297,13 @@ def _apply_mcp(raw: RawMcp, root: Path, action: tuple[Any, ...]) -> None:
         if action[2] != "":
             assert "error" in raw.answer(action[2])
     elif kind in ("disk", "delete"):
-        path = root / action[1]
-        if kind == "disk":
-            path.write_text(action[2], encoding="utf-8")
-        elif path.exists():
-            path.unlink()
+        _disk(root, action)
     else:
         answer = raw.call(kind, action[1])
         assert "result" in answer or "error" in answer, answer
 
 
-def _fresh_scan_ids(root: Path, cache: Path) -> list[str]:
-    config = load_config(str(root))
-    with Store(str(cache)) as store:
-        result = run_scan(str(root), list_files(str(root), config), config, store=store)
-    return [finding.id for finding in result.findings]
-
-
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@_sequences(40)
 @given(data=st.data())
 def test_mcp_soak(mcp_soak: tuple[RawMcp, Path], tmp_path: Path, data: st.DataObject) -> None:
     raw, root = mcp_soak
@@ -314,7 +315,7 @@ def test_mcp_soak(mcp_soak: tuple[RawMcp, Path], tmp_path: Path, data: st.DataOb
     answer = raw.call("scan", {"top": 100})
     assert "result" in answer, answer
     got = answer["result"]["structuredContent"]
-    expected = _fresh_scan_ids(root, tmp_path / f"fresh-{next(_versions)}")
+    expected = [f.id for f in _fresh_scan(root, tmp_path / f"fresh-{next(_versions)}").findings]
     assert got["summary"]["findings"] == len(expected)
     assert [c["id"] for c in got["top"]] == expected
     assert _rss_kb(raw.proc.pid) < MCP_MEMORY_BOUND_KB
