@@ -190,12 +190,14 @@ def _skipped_dir(member: str) -> bool:
 
 def _plan_zip(path: str, part_bytes: int) -> Iterator[Part]:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_regular(path) as raw, zipfile.ZipFile(raw) as archive:
             infos = [
                 (i.filename, i.file_size)
                 for i in archive.infolist()
                 if not i.is_dir() and not _skipped_dir(i.filename)
             ]
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: not a readable zip archive ({exc.reason})") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise CrystalError(f"{path}: not a readable zip archive ({exc})") from None
     for names, size in _groups(infos, part_bytes):
@@ -212,8 +214,10 @@ def _tar_members(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
 
 def _plan_tar(path: str, part_bytes: int) -> Iterator[Part]:
     try:
-        with tarfile.open(path, "r:*") as archive:
+        with open_regular(path) as raw, tarfile.open(fileobj=raw, mode="r:*") as archive:
             sizes = [m.size for m in _tar_members(archive)]
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: not a readable tar archive ({exc.reason})") from None
     except (OSError, EOFError, tarfile.TarError) as exc:
         raise CrystalError(f"{path}: not a readable tar archive ({exc})") from None
     start = 0
@@ -300,7 +304,7 @@ def _too_large(name: str, size: int, selection: Selection, skipped: Skipped) -> 
 
 def _zip_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterator[Document]:
     try:
-        with zipfile.ZipFile(part.path(part.source)) as archive:
+        with open_regular(part.path(part.source)) as raw, zipfile.ZipFile(raw) as archive:
             for member in part.names:
                 name = f"{part.source}!/{member}"
                 if _too_large(name, archive.getinfo(member).file_size, selection, skipped):
@@ -308,13 +312,18 @@ def _zip_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
                 doc = _member_document(name, archive.read(member), selection, skipped)
                 if doc is not None:
                     yield doc
+    except SkippedFile as exc:
+        raise CrystalError(f"{part.source}: not a readable zip archive ({exc.reason})") from None
     except (OSError, KeyError, zipfile.BadZipFile) as exc:
         raise CrystalError(f"{part.source}: not a readable zip archive ({exc})") from None
 
 
 def _tar_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterator[Document]:
     try:
-        with tarfile.open(part.path(part.source), "r:*") as archive:
+        with (
+            open_regular(part.path(part.source)) as raw,
+            tarfile.open(fileobj=raw, mode="r:*") as archive,
+        ):
             for index, member in enumerate(_tar_members(archive)):
                 if index >= part.stop:
                     break
@@ -328,6 +337,8 @@ def _tar_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
                 doc = _member_document(name, data, selection, skipped)
                 if doc is not None:
                     yield doc
+    except SkippedFile as exc:
+        raise CrystalError(f"{part.source}: not a readable tar archive ({exc.reason})") from None
     except (OSError, EOFError, tarfile.TarError) as exc:
         raise CrystalError(f"{part.source}: not a readable tar archive ({exc})") from None
 
