@@ -14,8 +14,10 @@ from crystal_lsp.cli.common import (
     add_format,
     add_progress,
     emit_json,
+    int_in,
     progress_bar,
     progress_enabled,
+    setting_int,
     warn,
 )
 from crystal_lsp.cli.disting_pairs import Inputs, pair_inputs
@@ -69,10 +71,12 @@ def add_parser(sub: Any) -> None:
         default="bleu,crystalbleu",
         help="comma-separated metrics (default: bleu,crystalbleu)",
     )
-    p.add_argument("-k", "--k", type=int, default=500, dest="k", help="size of S (default: 500)")
+    p.add_argument(
+        "-k", "--k", type=setting_int("k"), default=500, dest="k", help="size of S (default: 500)"
+    )
     p.add_argument(
         "--n",
-        type=int,
+        type=int_in(1, 10_000_000),
         default=1000,
         help="sampled intra- and inter-class pairs each (default: 1000)",
     )
@@ -91,7 +95,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--smoothing", default="m1:eps=0.0001", help="NLTK smoothing (default: m1:eps=0.0001)"
     )
-    p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    p.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     p.add_argument(
         "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"

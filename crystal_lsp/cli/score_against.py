@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.smoothing import Smoothing
@@ -104,4 +105,4 @@ def _label(region: Any) -> str:
         if region.first_line == region.last_line
         else f"{region.first_line}-{region.last_line}"
     )
-    return f"{region.path}:{lines}"
+    return f"{display_path(region.path)}:{lines}"

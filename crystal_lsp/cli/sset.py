@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from collections import Counter
 from typing import Any
@@ -17,6 +18,7 @@ from crystal_lsp.cli.common import (
     int_in,
     progress_bar,
     progress_enabled,
+    setting_int,
     warn,
 )
 from crystal_lsp.clones.files import walk_files
@@ -30,6 +32,7 @@ from crystal_lsp.metric.sset import (
     builtin_sset,
     suggest_k,
 )
+from crystal_lsp.text.datafiles import write_atomic
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.text.parallel import Job, tokenize_many
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
@@ -55,12 +58,16 @@ def add_parser(sub: Any) -> None:
         metavar="PATH",
         help="files, directories, zip/tar archives, JSONL datasets or globs of them",
     )
-    b.add_argument("-k", type=int, default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})")
+    b.add_argument(
+        "-k", type=setting_int("k"), default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})"
+    )
     b.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="where to write S (.json or .json.gz)"
     )
     b.add_argument("--lang", help="language; default: the one language of the files")
-    b.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    b.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     b.add_argument(
         "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
     )
@@ -84,7 +91,9 @@ def add_parser(sub: Any) -> None:
     b.set_defaults(run=run_build)
     s = cmds.add_parser("show", help="show S, its frequency curve and the suggested k")
     s.add_argument("file", metavar="FILE", help="an S file from `sset build`")
-    s.add_argument("--top", type=int, default=20, help="how many n-grams to list (default: 20)")
+    s.add_argument(
+        "--top", type=int_in(0, 10**7), default=20, help="how many n-grams to list (default: 20)"
+    )
     s.add_argument(
         "--plot", metavar="PNG", help="save the frequency curve as an image (needs matplotlib)"
     )
@@ -119,9 +128,10 @@ def collect_jobs(
                 by_language[name] += 1
                 jobs.append((f"{path}#{item.id}", item.code, name))
             continue
+        within = path if os.path.isdir(path) else None  # a tree's symlinks stay in it
         for file in walk_files([path]):
             try:
-                source = read_source(file, max_bytes)
+                source = read_source(file, max_bytes, within)
             except SkippedFile as exc:
                 skipped.append((file, exc.reason))
                 continue
@@ -319,8 +329,10 @@ def plot_curve(sset: TriviallySharedSet, path: str) -> None:
     ax.set_title(f"Most frequent 1-{sset.max_n}-grams ({sset.language})")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    image = io.BytesIO()
+    fig.savefig(image, format=os.path.splitext(path)[1][1:].lower() or "png")
     plt.close(fig)
+    write_atomic(path, image.getvalue(), "--plot")
 
 
 def run_build(args: argparse.Namespace) -> int:

@@ -1,14 +1,12 @@
 """Class-labeled code datasets: JSONL lines ``{"id", "class", "lang", "code"[, "split"]}``.
 
-Files may be gzip-compressed (``.gz``). Items without a ``split`` are assigned one by a seeded,
+Files may be gzip-compressed (``.gz``); they are read through the guarded reader, one bounded
+line at a time. Items without a ``split`` are assigned one by a seeded,
 per-class stratified 30 % train / 70 % test split (the shared datasets' convention).
 """
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 import os
 import random
 from collections import defaultdict
@@ -16,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.text.datafiles import MAX_DATA_BYTES, loads
+from crystal_lsp.text.sources import SkippedFile, read_lines
 
 TRAIN_FRACTION = 0.3
 
@@ -31,40 +31,39 @@ class Item:
     split: str = ""
 
 
-def open_text(path: str) -> io.TextIOBase:
-    """A text file, gunzipped when it is gzip (one-line error when it cannot be read)."""
+def text_lines(path: str) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` of each line of a dataset file, gunzipped when it is gzip.
+
+    Read through the guarded reader (regular files only, each line bounded), with one-line errors.
+    """
     try:
-        raw = open(path, "rb")
-    except OSError as exc:
-        raise CrystalError(f"{path}: cannot read dataset ({exc.strerror})") from None
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-    stream = gzip.GzipFile(fileobj=raw) if head == b"\x1f\x8b" else raw
-    return io.TextIOWrapper(stream, encoding="utf-8", errors="strict")  # type: ignore[arg-type]
+        for number, line in read_lines(path, MAX_DATA_BYTES):
+            yield number, line.decode("utf-8")
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: cannot read dataset ({exc.reason})") from None
+    except UnicodeDecodeError as exc:
+        raise CrystalError(f"{path}: unreadable dataset ({exc})") from None
 
 
 def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
     """Stream the items of a JSONL dataset, with one-line errors naming the bad line."""
     name = os.fspath(path)
-    with open_text(name) as fh:
+    for lineno, line in text_lines(name):
+        if not line.strip():
+            continue
         try:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    yield Item(
-                        str(row["id"]),
-                        str(row["class"]),
-                        str(row.get("lang", "")),
-                        str(row["code"]),
-                        str(row.get("split", "")),
-                    )
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise CrystalError(
-                        f"{name}:{lineno}: not a dataset line with id, class and code ({exc})"
-                    ) from None
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise CrystalError(f"{name}: unreadable dataset ({exc})") from None
+            row = loads(line)
+            yield Item(
+                str(row["id"]),
+                str(row["class"]),
+                str(row.get("lang", "")),
+                str(row["code"]),
+                str(row.get("split", "")),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CrystalError(
+                f"{name}:{lineno}: not a dataset line with id, class and code ({exc})"
+            ) from None
 
 
 def load_items(path: str | os.PathLike[str], seed: int = 20220) -> list[Item]:

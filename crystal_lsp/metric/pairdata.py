@@ -13,13 +13,13 @@ out, never silently.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import open_text
+from crystal_lsp.metric.datasets import text_lines
+from crystal_lsp.text.datafiles import loads
 
 SPLIT_FILES = {"train": "train.txt", "valid": "valid.txt", "test": "test.txt"}
 
@@ -72,19 +72,15 @@ def _file(root: str, name: str) -> str | None:
 
 
 def _json_lines(path: str) -> Iterator[tuple[int, dict[str, object]]]:
-    with open_text(path) as fh:
-        try:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise CrystalError(f"{path}:{lineno}: not JSON ({exc})") from None
-                    if not isinstance(row, dict):
-                        raise CrystalError(f"{path}:{lineno}: not a JSON object")
-                    yield lineno, row
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise CrystalError(f"{path}: unreadable ({exc})") from None
+    for lineno, line in text_lines(path):
+        if line.strip():
+            try:
+                row = loads(line)
+            except ValueError as exc:
+                raise CrystalError(f"{path}:{lineno}: not JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise CrystalError(f"{path}:{lineno}: not a JSON object")
+            yield lineno, row
 
 
 def load_pair_dataset(path: str) -> PairDataset:
@@ -149,12 +145,11 @@ def _codexglue(root: str) -> PairDataset:
         path = _file(root, name)
         if path is None:
             continue
-        with open_text(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 3 or parts[2] not in ("0", "1"):
-                    raise CrystalError(f"{path}:{lineno}: expected 'idx1 idx2 label'")
-                _add_pair(out, where, parts[0], parts[1], int(parts[2]), split)
+        for lineno, line in text_lines(path):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 3 or parts[2] not in ("0", "1"):
+                raise CrystalError(f"{path}:{lineno}: expected 'idx1 idx2 label'")
+            _add_pair(out, where, parts[0], parts[1], int(parts[2]), split)
     return out

@@ -10,7 +10,7 @@ boilerplate every function of the language has.
 
 from __future__ import annotations
 
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import Finding, Location, display_path
 from crystal_lsp.server.alignment import LEGEND, align, excerpt, lines_of, pick
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.diagnostics import Flag, signature_of
@@ -21,11 +21,12 @@ MAX_COPIES = 10
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    """Untrusted text (a name from the repository) for a Markdown table cell, escaped."""
+    return display_path(text).replace("|", "\\|").replace("`", "'")
 
 
 def _lines(location: Location) -> str:
-    return f"{location.path}:{location.first_line}-{location.last_line}"
+    return f"{display_path(location.path)}:{location.first_line}-{location.last_line}"
 
 
 def _link(folder: Folder, location: Location, label: str) -> str:
@@ -56,7 +57,8 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
     bleu = f", BLEU {similarity.bleu(mine, theirs):.3f}" if mine and theirs else ""
     what = here.describe() or "this code"
     lines = [
-        f"**crystal: {finding.type} copy** — {_cell(what)} ({_lines(here)}, {finding.language})",
+        f"**crystal: {finding.type} copy** — {_cell(what)} ({_cell(_lines(here))}, "
+        f"{finding.language})",
         "",
         f"- other copy: {_link(folder, other, _lines(other))} "
         f"{_cell(other.describe())} ({_why(finding, j)})",
@@ -97,7 +99,7 @@ def _alignment(folder: Folder, here: Location, other: Location, text: str) -> li
     rows = align(lines_of(folder, here, text), lines_of(folder, other, there_text))
     if not rows:
         return []
-    titles = (f"this copy ({here.path})", f"other copy ({other.path})")
+    titles = (f"this copy ({display_path(here.path)})", f"other copy ({display_path(other.path)})")
     head = "Corresponding lines:"
     shown = len(pick(rows))
     if shown < len(rows):

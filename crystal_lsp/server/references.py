@@ -15,6 +15,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.clones.references import BestRegion, BestRegions, Skip, best_regions
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.sset import TriviallySharedSet
@@ -170,7 +171,7 @@ def _piece(folder: Folder, best: BestRegion, codec: Codec | None) -> Piece:
     )
     starts = heavy.starts[region.start : region.end]
     return Piece(
-        f"{path}:{lines}{what}",
+        f"{display_path(path)}:{lines}{display_path(what)}",
         folder.uri_of(path),
         text,
         starts[0],
