@@ -118,7 +118,8 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 5,
+                # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
+                "format": 6,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }
