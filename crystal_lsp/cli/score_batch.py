@@ -13,6 +13,7 @@ import argparse
 import csv
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,19 @@ def add_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text file as ``open()`` reads them (``\\n``, ``\\r\\n`` or ``\\r`` end one).
+
+    Not ``str.splitlines``: a form feed, a vertical tab or U+2028 in code (or raw in a JSON
+    string) does not end a line.
+    """
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 @dataclass
 class Items:
     """The items of a corpus: ids, hypothesis texts and reference texts."""
@@ -76,7 +90,8 @@ class Items:
 
 def _jsonl(path: str) -> Items:
     ids, hyps, refs = [], [], []
-    for lineno, line in enumerate(read_code(path, 0).splitlines(), 1):
+    given: dict[str, int] = {}
+    for lineno, line in enumerate(text_lines(read_code(path, 0)), 1):
         if not line.strip():
             continue
         try:
@@ -94,15 +109,19 @@ def _jsonl(path: str) -> Items:
         except (json.JSONDecodeError, TypeError, AttributeError) as exc:
             raise CrystalError(f"{path}:{lineno}: bad pair line ({exc})") from None
         # without ids, items (and a baseline's) are matched by line number
-        ids.append(str(row["id"]) if "id" in row else f"line {lineno}")
+        ident = str(row["id"]) if "id" in row else f"line {lineno}"
+        first = given.setdefault(ident, lineno)
+        if first != lineno:
+            raise CrystalError(f"{path}:{lineno}: duplicate id {ident!r} (first on line {first})")
+        ids.append(ident)
         hyps.append(hyp)
         refs.append(group if group is not None else [])
     return Items(ids, hyps, refs, None)
 
 
 def _lines(hyp_path: str, ref_paths: Sequence[str]) -> Items:
-    hyp_lines = read_code(hyp_path, 0).splitlines()
-    ref_lines = [read_code(r, 0).splitlines() for r in ref_paths]
+    hyp_lines = text_lines(read_code(hyp_path, 0))
+    ref_lines = [text_lines(read_code(r, 0)) for r in ref_paths]
     for path, lines in zip(ref_paths, ref_lines):
         if len(lines) != len(hyp_lines):
             raise CrystalError(f"{path} has {len(lines)} lines but {hyp_path} has {len(hyp_lines)}")
@@ -167,7 +186,7 @@ def _baseline(args: argparse.Namespace, items: Items) -> list[str]:
         theirs = _jsonl(path)
         found = dict(zip(theirs.ids, theirs.hyps))
     else:
-        lines = read_code(path, 0).splitlines()
+        lines = text_lines(read_code(path, 0))
         found = {f"{args.hyp}:{i}": t for i, t in enumerate(lines, 1)}
     missing = [i for i in items.ids if i not in found]
     if missing or len(found) != len(items.ids):

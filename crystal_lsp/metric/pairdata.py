@@ -49,6 +49,15 @@ class PairDataset:
         """The pairs of one split."""
         return [p for p in self.pairs if p.split == name]
 
+    def programs(self, split: str | None = None) -> list[int]:
+        """All programs in file order, or those of one split's pairs ordered by id.
+
+        By id is the order in which the reference evaluation counts a split's programs.
+        """
+        if split is None:
+            return list(range(len(self.ids)))
+        return sorted({i for p in self.split(split) for i in (p.a, p.b)}, key=self.ids.__getitem__)
+
 
 def layout_of(path: str) -> str | None:
     """``pairs`` or ``codexglue`` for a pair-labeled folder, None for anything else."""

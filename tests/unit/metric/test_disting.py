@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crystal_lsp import CrystalError
-from crystal_lsp.metric.datasets import Item, assign_splits, iter_items, load_items
+from crystal_lsp.metric.datasets import Item, assign_splits, first_duplicate, iter_items, load_items
 from crystal_lsp.metric.disting import (
     MetricReport,
     evaluate_metric,
@@ -285,3 +286,14 @@ def test_metric_registry() -> None:
         parse_metric_list(" , ")
     with pytest.raises(CrystalError, match="needs a trivially shared set"):
         make_metric("crystalbleu", MetricConfig())
+
+
+def test_duplicate_ids_are_an_error_naming_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    rows = [{"id": i, "class": "a", "code": "x"} for i in (1, 2, 3, 2, 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(CrystalError) as raised:
+        load_items(path)
+    assert str(raised.value) == f"{path}: duplicate id '2' (items 2 and 4); ids must be unique"
+    assert first_duplicate(["a", "b", "c"]) is None
+    assert first_duplicate(["a", "b", "b", "a"]) == ("b", 1, 2)
