@@ -309,7 +309,7 @@ class TokenCache:
 
 
 def _pairs(cache: TokenCache, n: int, seed: int) -> tuple[list[tuple[int, tuple[int, ...]]], Any]:
-    from crystal_lsp.metric.disting import sample_pairs
+    from crystal_lsp.metric.sampling import sample_pairs
 
     sets = sample_pairs(cache.classes, cache.indices("test"), n, seed)
     return sets.intra + sets.inter, sets
