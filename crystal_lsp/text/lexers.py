@@ -25,6 +25,7 @@ from pygments.token import Name, Number, Operator, Punctuation, String, Text
 from pygments.util import ClassNotFound
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.version import __version__
 
 GENERIC = "generic"
 PLAIN_TEXT = "text"
@@ -339,5 +340,18 @@ def language_of(lexer: Lexer) -> str:
 
 
 def lexer_label(lexer: Lexer) -> str:
-    """A short label naming the lexer class and Pygments version, for signatures."""
+    """A short label naming the lexer class and whose it is (Pygments' version), for S files."""
+    if isinstance(lexer, (GenericCodeLexer, PlainTextLexer)):
+        return f"{type(lexer).__name__}@crystal-lsp-{__version__}"
     return f"{type(lexer).__name__}@pygments-{pygments.__version__}"
+
+
+def tokenizer_name(language: str) -> str:
+    """The ``tok:`` field of a score's signature for a language (canonical name).
+
+    ``text`` and ``generic`` are crystal_lsp's own lexers (runs of non-white space; identifiers,
+    numbers, strings and operators of any language), not Pygments'.
+    """
+    if language in (PLAIN_TEXT, GENERIC):
+        return f"crystal-lsp-{language}"
+    return f"pygments-{pygments.__version__}"
