@@ -290,6 +290,39 @@ def _fmt(x: float | None) -> str:
     return f"{x:.3f}" if abs(x) < 1000 else f"{x:.4g}"
 
 
+def _summary(
+    args: argparse.Namespace,
+    reports: list[MetricReport],
+    language: str,
+    data: Dataset,
+    drawn: Drawn,
+    left_out: dict[str, int],
+    sset: TriviallySharedSet | None,
+) -> dict[str, Any]:
+    """The JSON document of a run."""
+    return {
+        "dataset": args.dataset,
+        "language": language,
+        "items": len(data.codes),
+        "train_items": len(drawn.train_docs),
+        "test_items": drawn.test_items,
+        "description": data.description,
+        "left_out": left_out,
+        "protocol_signature": protocol_signature(args, data.pairs is not None),
+        "protocol": args.protocol,
+        "pair_sampling": args.pair_sampling,
+        "first_is": args.first_is,
+        "tie_break": args.tie_break,
+        "aggregate": args.aggregate,
+        "exact": args.exact,
+        "n": None if args.exact else args.n,
+        "seed": args.seed,
+        "k": args.k if sset is not None else None,
+        "sset_fingerprint": sset.fingerprint() if sset is not None else None,
+        "metrics": [r.to_json() for r in reports],
+    }
+
+
 def _print(
     args: argparse.Namespace,
     reports: list[MetricReport],
@@ -299,35 +332,12 @@ def _print(
     left_out: dict[str, int],
     sset: TriviallySharedSet | None,
 ) -> None:
-    protocol = protocol_signature(args, data.pairs is not None)
     if args.format == "json":
-        emit_json(
-            {
-                "dataset": args.dataset,
-                "language": language,
-                "items": len(data.codes),
-                "train_items": len(drawn.train_docs),
-                "test_items": drawn.test_items,
-                "description": data.description,
-                "left_out": left_out,
-                "protocol_signature": protocol,
-                "protocol": args.protocol,
-                "pair_sampling": args.pair_sampling,
-                "first_is": args.first_is,
-                "tie_break": args.tie_break,
-                "aggregate": args.aggregate,
-                "exact": args.exact,
-                "n": None if args.exact else args.n,
-                "seed": args.seed,
-                "k": args.k if sset is not None else None,
-                "sset_fingerprint": sset.fingerprint() if sset is not None else None,
-                "metrics": [r.to_json() for r in reports],
-            }
-        )
+        emit_json(_summary(args, reports, language, data, drawn, left_out, sset))
         return
     mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
     print(f"{args.dataset}: {data.description}, {language}, {mode}, {args.aggregate} aggregate")
-    print(f"  protocol: {protocol}")
+    print(f"  protocol: {protocol_signature(args, data.pairs is not None)}")
     if left_out:
         print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in left_out.items()))
     if any(r.distinguishability is None for r in reports):

@@ -297,3 +297,14 @@ def test_duplicate_ids_are_an_error_naming_the_first(tmp_path: Path) -> None:
     assert str(raised.value) == f"{path}: duplicate id '2' (items 2 and 4); ids must be unique"
     assert first_duplicate(["a", "b", "c"]) is None
     assert first_duplicate(["a", "b", "b", "a"]) == ("b", 1, 2)
+
+
+def test_a_zero_inter_class_value_leaves_distinguishability_undefined_not_inf() -> None:
+    codes = ["a b c d", "a b c d", "w x y z", "w x y z"]
+    prepared = [PreparedItem(c, tokenize(c, "generic")) for c in codes]
+    metric = make_metric("bleu", MetricConfig(language="generic"))
+    metric.prepare(prepared)
+    report = evaluate_metric(metric, exact_pairs(["p", "p", "q", "q"], [0, 1, 2, 3]), None)
+    assert (report.intra_mean, report.inter_mean) == (1.0, 0.0)
+    assert report.distinguishability is None and report.to_json()["distinguishability"] is None
+    assert report.pair_scores["test_inter"] == [0.0] * 8
