@@ -16,11 +16,14 @@ is the source itself, or the source with its trailing line ends made one, and of
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 BOM = "\ufeff"
+Offsets = npt.NDArray[np.int64]
+_NONE: Offsets = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -36,14 +39,14 @@ class LexInput:
     size: int
     """Length of the raw source."""
     shift: int = 0
-    collapsed: Sequence[int] = field(default_factory=tuple)
+    collapsed: Offsets = field(default_factory=lambda: _NONE)
     verbatim: bool = True
     """Whether ``text`` is the source but for its trailing line ends (no ``\\r`` was changed)."""
 
     @property
     def identity(self) -> bool:
         """Whether every offset of ``text`` is the same offset of the source."""
-        return not self.shift and not self.collapsed
+        return not self.shift and not len(self.collapsed)
 
     @property
     def same_prefix(self) -> bool:
@@ -52,18 +55,19 @@ class LexInput:
 
     def raw_offset(self, offset: int) -> int:
         """The source offset of an offset of ``text`` (an end offset too), at most the size."""
-        raw = offset + self.shift + bisect.bisect_left(self.collapsed, offset)
+        raw = offset + self.shift + int(np.searchsorted(self.collapsed, offset))
         return raw if raw < self.size else self.size
 
     def raw_starts(self, starts: list[int]) -> list[int]:
         """Source offsets of token starts (``starts`` itself when offsets are equal)."""
         if self.identity:
             return starts
-        shift, collapsed = self.shift, self.collapsed
-        if not collapsed:
+        if not len(self.collapsed):
+            shift = self.shift
             return [s + shift for s in starts]
-        find = bisect.bisect_left
-        return [s + shift + find(collapsed, s) for s in starts]
+        lexed = np.fromiter(starts, dtype=np.int64, count=len(starts))
+        moved = lexed + self.shift + np.searchsorted(self.collapsed, lexed)
+        return moved.tolist()  # type: ignore[no-any-return]
 
 
 def lex_input(source: str) -> LexInput:
@@ -77,16 +81,15 @@ def lex_input(source: str) -> LexInput:
         lead = len(body) - len(body.lstrip("\n"))
         return LexInput(stripped + "\n", len(source), bom + lead)
     body = source[bom:]
-    collapsed: list[int] = []
-    pos = body.find("\r\n")
-    while pos != -1:
-        collapsed.append(pos - len(collapsed))  # its offset once earlier ones are collapsed
-        pos = body.find("\r\n", pos + 2)
-    unified = body.replace("\r\n", "\n").replace("\r", "\n")
+    # each \r\n becomes one \n: the k-th sits after the first k + 1 pieces and k line ends
+    pieces = body.split("\r\n")
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+    collapsed = np.cumsum(lengths[:-1] + 1) - 1
+    unified = "\n".join(pieces).replace("\r", "\n")
     stripped = unified.strip("\n")
     lead = len(unified) - len(unified.lstrip("\n"))
-    inside = [c - lead for c in collapsed]
-    before = bisect.bisect_left(inside, 0)  # line ends stripped from the front
+    inside = collapsed - lead
+    before = int(np.searchsorted(inside, 0))  # line ends stripped from the front
     return LexInput(stripped + "\n", len(source), bom + lead + before, inside[before:], False)
 
 
