@@ -8,7 +8,9 @@ mixed line ends, no final line end or several, leading blank lines, a byte-order
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -229,3 +231,20 @@ def test_raw_end_spans_crlf_inside_a_token() -> None:
     assert doc.text == '"""a\n    bc"""'
     assert source[doc.start : raw_end(source, doc.start, doc.text)] == '"""a\r\n    bc"""'
     assert doc.end == raw_end(source, doc.start, doc.text) - 1  # one \r inside
+
+
+SHARED = Path(os.environ.get("CRYSTAL_BENCH_DATA", "/work/shared/data")) / "gcj_java"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED / "items.jsonl.gz").exists(), reason="the shared sets are not here")
+def test_every_file_of_a_shared_set_equals_the_reference() -> None:
+    """gcj_java, all 1,665 programs (3 end in a comment without a line end, 995 use CRLF);
+    bench/exactness_bench.py does all three shared sets and the standard library."""
+    with gzip.open(SHARED / "items.jsonl.gz", "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    lexer = lexer_by_language("java")
+    differ = [
+        r["id"] for r in rows if lex(r["code"], lexer).texts != reference_tokens(lexer, r["code"])
+    ]
+    assert len(rows) == 1665 and differ == []
