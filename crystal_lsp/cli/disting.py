@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from pygments.lexer import Lexer
@@ -194,7 +195,7 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     ]
     if args.pairs_out:
         write_pairs(args.pairs_out, data.ids, drawn, reports)
-    _print(args, reports, language, data, drawn, left_out, sset)
+    _print(Outcome(args, reports, language, data, drawn, left_out, sset))
     return 0
 
 
@@ -290,24 +291,30 @@ def _fmt(x: float | None) -> str:
     return f"{x:.3f}" if abs(x) < 1000 else f"{x:.4g}"
 
 
-def _summary(
-    args: argparse.Namespace,
-    reports: list[MetricReport],
-    language: str,
-    data: Dataset,
-    drawn: Drawn,
-    left_out: dict[str, int],
-    sset: TriviallySharedSet | None,
-) -> dict[str, Any]:
+@dataclass
+class Outcome:
+    """One run: its options, dataset, pairs, S and reports, with what was left out."""
+
+    args: argparse.Namespace
+    reports: list[MetricReport]
+    language: str
+    data: Dataset
+    drawn: Drawn
+    left_out: dict[str, int]
+    sset: TriviallySharedSet | None
+
+
+def _summary(run: Outcome) -> dict[str, Any]:
     """The JSON document of a run."""
+    args, data, drawn, sset = run.args, run.data, run.drawn, run.sset
     return {
         "dataset": args.dataset,
-        "language": language,
+        "language": run.language,
         "items": len(data.codes),
         "train_items": len(drawn.train_docs),
         "test_items": drawn.test_items,
         "description": data.description,
-        "left_out": left_out,
+        "left_out": run.left_out,
         "protocol_signature": protocol_signature(args, data.pairs is not None),
         "protocol": args.protocol,
         "pair_sampling": args.pair_sampling,
@@ -319,24 +326,17 @@ def _summary(
         "seed": args.seed,
         "k": args.k if sset is not None else None,
         "sset_fingerprint": sset.fingerprint() if sset is not None else None,
-        "metrics": [r.to_json() for r in reports],
+        "metrics": [r.to_json() for r in run.reports],
     }
 
 
-def _print(
-    args: argparse.Namespace,
-    reports: list[MetricReport],
-    language: str,
-    data: Dataset,
-    drawn: Drawn,
-    left_out: dict[str, int],
-    sset: TriviallySharedSet | None,
-) -> None:
+def _print(run: Outcome) -> None:
+    args, reports, data, left_out = run.args, run.reports, run.data, run.left_out
     if args.format == "json":
-        emit_json(_summary(args, reports, language, data, drawn, left_out, sset))
+        emit_json(_summary(run))
         return
     mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
-    print(f"{args.dataset}: {data.description}, {language}, {mode}, {args.aggregate} aggregate")
+    print(f"{args.dataset}: {data.description}, {run.language}, {mode}, {args.aggregate} aggregate")
     print(f"  protocol: {protocol_signature(args, data.pairs is not None)}")
     if left_out:
         print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in left_out.items()))
