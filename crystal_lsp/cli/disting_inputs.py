@@ -103,25 +103,35 @@ def draw(data: Dataset, usable: Sequence[bool], args: argparse.Namespace) -> Dra
             train = _exact(classes, train_idx, args)
     else:
         test, train = sample_splits(
-            classes, test_idx, train_idx, args.n, args.seed, args.protocol, args.pair_sampling,
+            classes,
+            test_idx,
+            train_idx,
+            args.n,
+            args.seed,
+            args.protocol,
+            args.pair_sampling,
             args.first_is,
-        )  # fmt: skip
+        )
     order: dict[str, list[int]] = {}
     for i in train_idx:
         order.setdefault(classes[i], []).append(i)
-    short: dict[str, int] = {}
+    docs = [i for members in order.values() for i in members]
+    short = {} if args.exact else _shortfall(test, train, args.n)
+    return Drawn(test, train, docs, len(test_idx), short)
+
+
+def _shortfall(test: PairSets, train: PairSets | None, n: int) -> dict[str, int]:
+    """Pairs fewer than ``n`` by kind: a split holds fewer distinct ones."""
+    out: dict[str, int] = {}
     for split, pairs in (("test", test), ("train", train)):
-        for kind, got in (
-            ("intra", pairs.intra if pairs else []),
-            ("inter", pairs.inter if pairs else []),
-        ):
-            if pairs is not None and not args.exact and len(got) < args.n:
-                short[f"{kind}-class {split} pairs fewer than --n (all distinct ones taken)"] = (
-                    args.n - len(got)
-                )  # fmt: skip
-    return Drawn(
-        test, train, [i for members in order.values() for i in members], len(test_idx), short
-    )
+        if pairs is None:
+            continue
+        for kind, got in (("intra", pairs.intra), ("inter", pairs.inter)):
+            if len(got) < n:
+                out[f"{kind}-class {split} pairs fewer than --n (all distinct ones taken)"] = (
+                    n - len(got)
+                )
+    return out
 
 
 def _exact(classes: list[str], indices: list[int], args: argparse.Namespace) -> PairSets:
