@@ -7,6 +7,7 @@ import codecs
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -159,6 +160,19 @@ def read_code(path: str, max_bytes: int) -> str:
     return source.text
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text file as ``open()`` reads them (``\\n``, ``\\r\\n`` or ``\\r`` end one).
+
+    Not ``str.splitlines``: a form feed, a vertical tab or U+2028 in code (or raw in a JSON
+    string) does not end a line.
+    """
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def corpus_lines(
     path: str, max_bytes: int, *, json_lines: bool = False
 ) -> Iterator[tuple[int, str]]:
@@ -166,8 +180,8 @@ def corpus_lines(
 
     Each line may hold at most ``max_bytes`` bytes (``--max-bytes``; 0: no limit). Text is
     UTF-8 (a byte-order mark dropped), undecodable bytes replaced by U+FFFD with one warning.
-    Lines end where :meth:`str.splitlines` ends them, JSON lines only at ``\\n`` (JSON strings
-    may hold the other separators).
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (:func:`text_lines`), JSON lines only at
+    ``\\n``.
     """
     replaced = 0
     number = 0
@@ -180,7 +194,7 @@ def corpus_lines(
             text = raw.decode("utf-8", "replace")
             if "\ufffd" in text:
                 replaced += text.count("\ufffd") - raw.decode("utf-8", "ignore").count("\ufffd")
-            pieces = [text.rstrip("\r\n")] if json_lines else text.splitlines()
+            pieces = [text.rstrip("\r\n")] if json_lines else text_lines(text)
             for piece in pieces:
                 number += 1
                 yield (physical if json_lines else number), piece

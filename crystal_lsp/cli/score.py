@@ -257,6 +257,7 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
         "language": hyp.language,
     }
     row["references"] = found.to_json()
+    row["verdict"] = found.verdict.to_json()
     stats = (
         {name: sentence_statistics(s, hyp, found.references) for name, s in scorers.items()}
         if found.references
@@ -270,11 +271,14 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
     if args.format == "json":
         emit_json(row)
         return 0
-    print(f"{args.hyp}  vs  the {len(found.labels)} best regions of {args.against}")
+    count = len(found.labels)
+    print(f"{args.hyp}  vs  the {count} best region{'' if count == 1 else 's'} of {args.against}")
+    print(f"  verdict: {found.verdict.text}")
     for label, value in zip(found.labels, found.scores):
         print(f"  reference {label}  (CrystalBLEU {value:.4f})")
     if not found.labels:
-        print("  no region aligns with the hypothesis: every score is 0")
+        why = "none is left (see below)" if found.aligned else "no region aligns with it"
+        print(f"  no reference for the hypothesis, {why}: every score is 0")
     left = ", ".join(f"{n} {reason}" for reason, n in found.left_out.items())
     print(f"  {found.aligned} regions aligned" + (f"; left out: {left}" if left else ""))
     for name in scorers:

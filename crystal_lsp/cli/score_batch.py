@@ -83,6 +83,7 @@ class Items:
 
 def _jsonl(path: str, max_bytes: int) -> Items:
     ids, hyps, refs = [], [], []
+    given: dict[str, int] = {}
     for lineno, line in corpus_lines(path, max_bytes, json_lines=True):
         if not line.strip():
             continue
@@ -101,7 +102,11 @@ def _jsonl(path: str, max_bytes: int) -> Items:
         except (ValueError, TypeError, AttributeError) as exc:
             raise CrystalError(f"{path}:{lineno}: bad pair line ({exc})") from None
         # without ids, items (and a baseline's) are matched by line number
-        ids.append(str(row["id"]) if "id" in row else f"line {lineno}")
+        ident = str(row["id"]) if "id" in row else f"line {lineno}"
+        first = given.setdefault(ident, lineno)
+        if first != lineno:
+            raise CrystalError(f"{path}:{lineno}: duplicate id {ident!r} (first on line {first})")
+        ids.append(ident)
         hyps.append(hyp)
         refs.append(group if group is not None else [])
     return Items(ids, hyps, refs, None)

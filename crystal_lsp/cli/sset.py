@@ -22,8 +22,10 @@ from crystal_lsp.cli.common import (
     warn,
 )
 from crystal_lsp.clones.files import walk_files
+from crystal_lsp.distributed.inputs import Selection, pair_documents
 from crystal_lsp.errors import CrystalError, missing_extra
 from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.sset import (
     DEFAULT_K,
     TIE_BREAKS,
@@ -56,7 +58,8 @@ def add_parser(sub: Any) -> None:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="files, directories, zip/tar archives, JSONL datasets or globs of them",
+        help="files, directories, zip/tar archives, JSONL datasets, pair-labeled dataset folders "
+        "(code.jsonl + pairs.jsonl) or globs of them",
     )
     b.add_argument(
         "-k", type=setting_int("k"), default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})"
@@ -71,7 +74,11 @@ def add_parser(sub: Any) -> None:
     b.add_argument(
         "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
     )
-    b.add_argument("--split", help="for datasets: only items of this split (e.g. train)")
+    b.add_argument(
+        "--split",
+        help="for datasets: only items of this split (e.g. train; in a pair-labeled folder, the "
+        "programs of that split's pairs)",
+    )
     b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     b.add_argument(
         "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
@@ -89,6 +96,11 @@ def add_parser(sub: Any) -> None:
     add_format(b)
     add_progress(b)
     b.set_defaults(run=run_build)
+    _add_show(cmds)
+
+
+def _add_show(cmds: Any) -> None:
+    """``sset show``."""
     s = cmds.add_parser("show", help="show S, its frequency curve and the suggested k")
     s.add_argument("file", metavar="FILE", help="an S file from `sset build`")
     s.add_argument(
@@ -118,6 +130,11 @@ def collect_jobs(
     skipped: list[tuple[str, str]] = []
     by_language: Counter[str] = Counter()
     for path in paths:
+        if os.path.isdir(path) and layout_of(path) is not None:
+            for doc in pair_documents(path, Selection(wanted, split, max_bytes)):
+                by_language[doc.language] += 1
+                jobs.append((doc.name, doc.text, doc.language))
+            continue
         if _is_dataset(path):
             for item in iter_items(path):
                 if split and item.split != split:

@@ -123,7 +123,9 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 6,
+                # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
+                # 7: and transpiler headers mark generated code
+                "format": 7,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

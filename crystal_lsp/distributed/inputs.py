@@ -3,7 +3,9 @@
 A corpus is given as paths: source files, directories (walked as ``sset build`` always did),
 zip and tar archives (``.zip``, ``.jar``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``,
 ``.tar.xz``; members are read from the archive, never extracted), JSONL datasets (``.jsonl``,
-``.jsonl.gz``) and globs over any of these (``shards/*.jsonl.gz``, ``'src/**/*.java'``).
+``.jsonl.gz``), pair-labeled dataset folders (``code.jsonl`` + ``pairs.jsonl``, or CodeXGLUE's
+``data.jsonl`` + ``train.txt``...: their programs, :mod:`crystal_lsp.metric.pairdata`) and globs
+over any of these (``shards/*.jsonl.gz``, ``'src/**/*.java'``).
 
 :func:`plan` turns the paths into :class:`Part` descriptors: file names, archive member names
 or index ranges, dataset byte ranges -- never contents -- so a client can plan a corpus larger
@@ -14,8 +16,9 @@ Dask worker), one document at a time; only files that ``plan`` saw need to be re
 Which documents are used follows ``crystal-lsp sset build``: a file's language comes from its
 name, then its shebang; files of no known language are skipped (``unknown language``) as are
 binary, oversized and unreadable files (with the reason); with a language chosen, files of other
-languages are left out. Every item of a dataset is used (only those of ``split`` when given), in
-the chosen language or its ``lang`` field's.
+languages are left out. Every item of a dataset is used (only those of ``split`` when given; in a
+pair-labeled folder, the programs of that split's pairs), in the chosen language or its ``lang``
+field's.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import NamedTuple
 from crystal_lsp.clones.files import walk_files
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.metric.pairdata import layout_of, load_pair_dataset
 from crystal_lsp.text.datafiles import MAX_DATA_BYTES, loads
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
 from crystal_lsp.text.sources import (
@@ -42,7 +46,7 @@ from crystal_lsp.text.sources import (
     source_from_bytes,
 )
 
-FILES, ZIP, TAR, JSONL = "files", "zip", "tar", "jsonl"
+FILES, ZIP, TAR, JSONL, PAIRS = "files", "zip", "tar", "jsonl", "pairs"
 ZIP_SUFFIXES = (".zip", ".jar")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 DATASET_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -118,7 +122,9 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 
 def input_kind(path: str) -> str:
-    """``zip``, ``tar``, ``jsonl`` (a dataset) or ``files`` (a file or a directory)."""
+    """``zip``, ``tar``, ``jsonl``, ``pairs`` (a pair-labeled dataset folder) or ``files``."""
+    if os.path.isdir(path) and layout_of(path) is not None:
+        return PAIRS
     if not os.path.isfile(path):
         return FILES
     if path.endswith(DATASET_SUFFIXES):
@@ -153,6 +159,8 @@ def plan(paths: Iterable[str], part_bytes: int | None = None) -> list[Part]:
             parts.extend(_plan_tar(path, part_bytes))
         elif kind == JSONL:
             parts.extend(_plan_jsonl(path, part_bytes))
+        elif kind == PAIRS:
+            parts.append(Part(PAIRS, path))
         else:
             sized = ((f, _size(f)) for f in walk_files([path]))
             root = path if os.path.isdir(path) else ""
@@ -264,6 +272,8 @@ def iter_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
         yield from _tar_documents(part, selection, skipped)
     elif part.kind == JSONL:
         yield from _dataset_documents(part, selection)
+    elif part.kind == PAIRS:
+        yield from pair_documents(part.path(part.source), selection)
     else:
         raise CrystalError(f"unknown input part kind {part.kind!r}")
 
@@ -359,6 +369,17 @@ def _dataset_documents(part: Part, selection: Selection) -> Iterator[Document]:
             resolve_lexer(lang or None, None, code, guess=False)
         )
         yield Document(name, code, language)
+
+
+def pair_documents(path: str, selection: Selection) -> Iterator[Document]:
+    """The programs of a pair-labeled folder (those of ``split``'s pairs, ordered by id)."""
+    data = load_pair_dataset(path)
+    for i in data.programs(selection.split):
+        code, lang = data.codes[i], data.langs[i]
+        language = selection.language or canonical_name(
+            resolve_lexer(lang or None, None, code, guess=False)
+        )
+        yield Document(f"{path}#{data.ids[i]}", code, language)
 
 
 def _dataset_range(part: Part) -> Iterator[tuple[str, str, str, str]]:

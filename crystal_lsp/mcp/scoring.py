@@ -25,6 +25,7 @@ from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric,
 from crystal_lsp.metric.sset import TriviallySharedSet
 from crystal_lsp.text.fingerprints import shingles
 from crystal_lsp.text.lexers import lexer_by_language
+from crystal_lsp.text.lexinput import raw_end
 from crystal_lsp.text.sources import read_source
 from crystal_lsp.text.tokens import lex
 from crystal_lsp.text.views import categories, normalized
@@ -51,7 +52,10 @@ class Reference:
             whole = read_source(
                 os.path.join(ws.root, self.path), ws.config.max_file_bytes, ws.root
             ).text
-            self.text = whole[self.span[0] : self.span[1]]
+            # the last token may span \r\n line ends: its text is shorter than its source
+            last = self.tokens[-1] if self.tokens else ""
+            end = raw_end(whole, self.span[1] - len(last), last) if last else self.span[1]
+            self.text = whole[self.span[0] : end]
         return self.text
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import random
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from crystal_lsp.errors import CrystalError
@@ -67,13 +67,33 @@ def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
 
 
 def load_items(path: str | os.PathLike[str], seed: int = 20220) -> list[Item]:
-    """All items of a dataset, with a split assigned where the file has none."""
+    """All items of a dataset, with a split assigned where the file has none.
+
+    Ids must be unique (pairs and scores are reported by id): the first repeated one is an error.
+    """
     items = list(iter_items(path))
     if not items:
         raise CrystalError(f"{os.fspath(path)}: the dataset is empty")
+    repeated = first_duplicate([it.id for it in items])
+    if repeated is not None:
+        ident, first, again = repeated
+        raise CrystalError(
+            f"{os.fspath(path)}: duplicate id {ident!r} (items {first + 1} and {again + 1}); "
+            "ids must be unique"
+        )
     if all(item.split in ("train", "test") for item in items):
         return items
     return assign_splits(items, seed)
+
+
+def first_duplicate(ids: Iterable[str]) -> tuple[str, int, int] | None:
+    """The first id that repeats an earlier one: ``(id, its first position, this one)``."""
+    seen: dict[str, int] = {}
+    for position, ident in enumerate(ids):
+        first = seen.setdefault(ident, position)
+        if first != position:
+            return ident, first, position
+    return None
 
 
 def assign_splits(items: list[Item], seed: int) -> list[Item]:

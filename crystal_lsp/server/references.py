@@ -23,6 +23,7 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.scoring import Piece, ScoreError
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import raw_end
 
 AUTO_KEEP = 3
 ALIKE = ({"c", "cpp"},)
@@ -175,7 +176,7 @@ def _piece(folder: Folder, best: BestRegion, codec: Codec | None) -> Piece:
         folder.uri_of(path),
         text,
         starts[0],
-        starts[-1] + len(best.tokens[-1]),
+        raw_end(text, starts[-1], best.tokens[-1]),
         rng,
         list(best.tokens),
         list(starts),

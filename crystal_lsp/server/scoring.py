@@ -25,6 +25,7 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
+from crystal_lsp.text.lexinput import raw_end
 from crystal_lsp.text.sources import MAX_REFERENCES, MAX_SNIPPET_CHARS
 from crystal_lsp.text.tokens import Tokens, lex
 from crystal_lsp.text.views import categories
@@ -60,7 +61,7 @@ class Piece:
 
     def span(self, first: int, last: int) -> types.Range:
         """The range of tokens ``first``..``last`` (inclusive)."""
-        end = self.starts[last] + len(self.tokens[last])
+        end = raw_end(self.text, self.starts[last], self.tokens[last])
         return types.Range(
             start=self.index.position(self.starts[first]), end=self.index.position(end)
         )
