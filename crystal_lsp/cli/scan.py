@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import (
@@ -18,6 +19,7 @@ from crystal_lsp.cli.common import (
 )
 from crystal_lsp.clones.findings import RANKING, display_path
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
+from crystal_lsp.distributed import engine_name
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
@@ -93,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.clones.files import list_files
     from crystal_lsp.clones.git import changed_lines
     from crystal_lsp.clones.settings import load_config
-    from crystal_lsp.distributed.scan import scan_runner
 
     root = _root(args)
     check_output(args.output, "--output")
@@ -104,8 +105,7 @@ def run(args: argparse.Namespace) -> int:
     focus = changed_lines(root, args.new_since) if args.new_since else None
     if focus is not None:
         focus = {p: spans for p, spans in focus.items() if p in set(paths)}
-    # run_scan, or with --engine dask its heavy steps on a cluster (crystal_lsp.distributed)
-    run_scan = scan_runner(args.engine, args.scheduler)
+    run_scan = _scan_runner(args)
     with _progress(args) as progress:
         result = run_scan(
             root,
@@ -131,6 +131,21 @@ def run(args: argparse.Namespace) -> int:
         result.findings = kept
     _report(result, args, baselined)
     return EXIT_FINDINGS if result.findings else EXIT_OK
+
+
+def _scan_runner(args: argparse.Namespace) -> Callable[..., ScanResult]:
+    """``run_scan``, or with ``--engine dask`` its heavy steps on a cluster.
+
+    The engine adapters (:mod:`crystal_lsp.distributed`) are imported only for Dask: a local
+    scan served from the cache needs neither them nor the clone finder they import.
+    """
+    if engine_name(args.engine, args.scheduler) == "local":
+        from crystal_lsp.clones.scan import run_scan
+
+        return run_scan
+    from crystal_lsp.distributed.scan import scan_runner
+
+    return scan_runner(args.engine, args.scheduler)
 
 
 def _root(args: argparse.Namespace) -> str:

@@ -2,7 +2,8 @@
 
 ``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
 the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
-time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
+time match the manifest are not even read (unless they are racily clean, see
+:mod:`crystal_lsp.clones.snapshot`),
 files whose content digest is known reuse their stored entry, and only new contents are
 tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
 can be layered on top with ``overrides``.
@@ -19,16 +20,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard
+from typing import Protocol
 
 from crystal_lsp.clones.languagesets import LanguageSets, is_current, language_sets
 from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.snapshot import Snapshot, manifest_key, save_manifest, take_snapshot
 from crystal_lsp.clones.store import Store, decode, encode
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
 from crystal_lsp.text import sources
 from crystal_lsp.text.entries import GENERATED, OK, Entry, Heavy, build_entry
-from crystal_lsp.text.fingerprints import content_sha
 from crystal_lsp.text.lexers import (
     GENERIC,
     PROGRAMMING_LANGUAGES,
@@ -36,16 +37,12 @@ from crystal_lsp.text.lexers import (
     resolve_lexer,
 )
 from crystal_lsp.text.parallel import default_jobs, worker_pool
-from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
+from crystal_lsp.text.sources import SkippedFile, content_sha, read_source, source_from_bytes
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
-RACY_MARGIN_NS = 2_000_000_000
-"""How much older than the moment it was hashed a file must be for its manifest entry to be
-trusted: timestamps are coarse (2 s on FAT, 1 s on HFS+ and ext3, a clock tick elsewhere), so a
-file written in the same interval may change again without its size or mtime changing."""
 
 
 @dataclass
@@ -56,34 +53,6 @@ class FileState:
     sha: str
     entry: Entry
     override: bool = False
-
-
-@dataclass
-class Snapshot:
-    """Which content each file has: ``contents[path] = (digest, bytes or None)``.
-
-    The bytes are kept only for contents the manifest does not already record for the path
-    (``None``: not read, or re-read and found unchanged, so the index has an entry for it).
-    ``manifest`` entries are ``[size, mtime_ns, digest, hashed_ns]`` (see :func:`trusted`).
-    """
-
-    contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    manifest: dict[str, list[Any]] = field(default_factory=dict)
-    old_manifest: dict[str, list[Any]] = field(default_factory=dict)
-    overrides: dict[str, bytes] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def digest(self) -> str:
-        """A digest of every (path, content) pair."""
-        import hashlib
-
-        h = hashlib.sha256()
-        for path, (sha, _) in sorted(self.contents.items()):
-            h.update(f"{path}\0{sha}\n".encode("utf-8", "surrogatepass"))
-        for path, reason in sorted(self.skipped):
-            h.update(f"!{path}\0{reason}\n".encode("utf-8", "surrogatepass"))
-        return h.hexdigest()[:24]
 
 
 @dataclass
@@ -136,22 +105,6 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     return encode(entry.light_json()), encode(entry.heavy.to_json())
 
 
-def trusted(known: Any, size: int, mtime_ns: int) -> TypeGuard[list[Any]]:
-    """Whether a manifest entry may stand for a file of this size and mtime without reading it.
-
-    git's racy-clean rule: the entry must match, and the file must have been modified safely
-    (:data:`RACY_MARGIN_NS`) before it was hashed; a later change within the same timestamp
-    would leave size and mtime as they were. Entries of older manifests, which do not record
-    when they were hashed, and malformed entries are never trusted.
-    """
-    if not isinstance(known, list) or len(known) < 4:
-        return False
-    k_size, k_mtime, sha, hashed_ns = known[:4]
-    if not (isinstance(sha, str) and isinstance(k_mtime, int) and isinstance(hashed_ns, int)):
-        return False
-    return k_size == size and k_mtime == mtime_ns and k_mtime < hashed_ns - RACY_MARGIN_NS
-
-
 class RepoIndex:
     """The index of one repository (see the module docstring)."""
 
@@ -188,75 +141,12 @@ class RepoIndex:
         *,
         verify: bool = False,
     ) -> Snapshot:
-        """Content digests of ``paths`` (relative, ``/``-separated), reading only changed files.
-
-        Files whose manifest entry is :func:`trusted` are not read at all; ``verify`` reads and
-        hashes every file regardless.
-        """
-        started = time.perf_counter()
-        # taken before any stat: every file read below is read at this moment or later
-        hashed_ns = time.time_ns()
-        stored = self.store.get(self._manifest_key)
-        manifest: dict[str, list[Any]] = stored if isinstance(stored, dict) else {}
-        overrides = dict(overrides or {})
-        snap = Snapshot(overrides=overrides)
-        for rel in sorted(set(paths) | set(overrides)):
-            if rel in overrides:
-                data = overrides[rel]
-                snap.contents[rel] = (content_sha(data), data)
-                continue
-            try:
-                st = sources.stat_regular(os.path.join(self.root, rel), self.root)
-            except SkippedFile as exc:
-                snap.skipped.append((rel, exc.reason))
-                continue
-            known = manifest.get(rel)
-            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
-                snap.contents[rel] = (str(known[2]), None)
-                snap.manifest[rel] = known
-                continue
-            if self.config.max_file_bytes and st.st_size > self.config.max_file_bytes:
-                snap.skipped.append(
-                    (rel, f"too large ({st.st_size:,} bytes > {self.config.max_file_bytes:,})")
-                )
-                continue
-            self._hash(snap, rel, st, known, hashed_ns)
-        snap.old_manifest = manifest
-        snap.seconds = time.perf_counter() - started
-        return snap
-
-    def _hash(
-        self, snap: Snapshot, rel: str, st: os.stat_result, known: Any, hashed_ns: int
-    ) -> None:
-        """Read and hash one file into the snapshot, with its new manifest entry."""
-        try:
-            data = sources.read_bytes(
-                os.path.join(self.root, rel), self.config.max_file_bytes, self.root
-            )
-        except SkippedFile as exc:
-            snap.skipped.append((rel, exc.reason))
-            return
-        sha = content_sha(data)
-        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
-        if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
-            snap.contents[rel] = (sha, data)
-            snap.manifest[rel] = entry
-            return
-        # the content the manifest records: the index has its entry, the bytes are not needed
-        # (a racily clean checkout would otherwise hold every file in memory)
-        snap.contents[rel] = (sha, None)
-        size, mtime_ns = st.st_size, st.st_mtime_ns
-        # keep the stored entry when the new one is no better (it is trusted, or both are still
-        # racy), so that an unchanged manifest is not rewritten
-        same_stat = known[:2] == [size, mtime_ns]
-        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
-            snap.manifest[rel] = known
-        else:
-            snap.manifest[rel] = entry
+        """Content digests of ``paths`` (see :func:`~crystal_lsp.clones.snapshot.take_snapshot`)."""
+        return take_snapshot(self.root, self.config, self.store, paths, overrides, verify=verify)
 
     @property
     def _manifest_key(self) -> str:
-        return f"manifest:{self._entry_sig}"
+        return manifest_key(self.config)
 
     def refresh(
         self,
@@ -290,9 +180,7 @@ class RepoIndex:
         self.generated = sorted(generated)
         stats.files = len(states)
         stats.skipped = self.skipped
-        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
-        if manifest != snap.old_manifest:
-            self.store.set(self._manifest_key, manifest)
+        save_manifest(self.store, self.config, snap)
         return stats
 
     def _reuse(

@@ -14,18 +14,21 @@ import bisect
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.clones.finder import CloneFinder, LanguageResult
 from crystal_lsp.clones.findings import RANKING, SCHEMA_VERSION, Finding, sort_findings
-from crystal_lsp.clones.index import RepoIndex, Snapshot
 from crystal_lsp.clones.settings import ScanConfig
-from crystal_lsp.clones.similarity import shared_ngrams
+from crystal_lsp.clones.snapshot import Snapshot, save_manifest, take_snapshot
 from crystal_lsp.clones.store import Store, repo_cache_dir
 from crystal_lsp.version import __version__
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.finder import CloneFinder, LanguageResult
+    from crystal_lsp.clones.index import RepoIndex
 
 log = logging.getLogger(__name__)
 
@@ -126,16 +129,28 @@ def run_scan(
     own_store = store is None and index is None
     store = index.store if index is not None else (store or open_store(root))
     try:
-        index = index or RepoIndex(root, config, store, jobs=jobs)
         # without the cache, every file is re-hashed too: nothing cached is taken on trust
-        snap = index.snapshot(paths, overrides, verify=not use_cache)
+        verify = not use_cache
+        snap = (
+            index.snapshot(paths, overrides, verify=verify)
+            if index is not None
+            else take_snapshot(
+                os.path.abspath(root), config, store, paths, overrides, verify=verify
+            )
+        )
         digest = inputs_digest(snap, config, focus_lines, with_ngrams)
         result_key = f"result:{config.signature()}"
         if use_cache:
             cached = _cached_result(store, result_key, digest, root, config)
             if cached is not None:
+                save_manifest(store, config, snap)
                 cached.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
                 return cached
+        # imported only now: a result served from the cache needs neither numpy nor the lexers
+        from crystal_lsp.clones.finder import CloneFinder
+        from crystal_lsp.clones.index import RepoIndex
+
+        index = index or RepoIndex(root, config, store, jobs=jobs)
         stats = index.load(snap, progress)
         result = ScanResult(
             root,
@@ -254,6 +269,8 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
 
 def _attach_ngrams(index: RepoIndex, findings: list[Finding]) -> None:
     """The shared non-trivial n-grams of each finding's representative and first copy."""
+    from crystal_lsp.clones.similarity import shared_ngrams
+
     for finding in findings:
         if finding.shared_ngrams or len(finding.locations) < 2:
             continue

@@ -18,6 +18,7 @@ inside the folder it was found in (:func:`read_bytes` with ``within``).
 from __future__ import annotations
 
 import codecs
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -193,3 +194,8 @@ def source_from_bytes(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES
         raise SkippedFile(name, "binary file")
     text, encoding, replaced = decode(data)
     return Source(name, text, encoding, replaced)
+
+
+def content_sha(data: bytes) -> str:
+    """Digest naming a file's content in the cache."""
+    return hashlib.sha256(data).hexdigest()[:24]
