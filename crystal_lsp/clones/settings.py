@@ -118,7 +118,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 5,
+                "format": 6,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from crystal_lsp.text.sources import content_sha
-from crystal_lsp.text.views import normalized, normalized_positions
+from crystal_lsp.text.views import file_view
 
 __all__ = [
     "SHINGLE_N",
@@ -95,6 +95,5 @@ def positional_shingles(texts: Sequence[str], cats: str) -> tuple[U64, npt.NDArr
     normalized view collapses runs of string tokens, so the second array maps back to the raw
     tokens).
     """
-    norm = normalized(texts, cats)
-    npos = np.array(normalized_positions(cats), dtype=np.uint32)
+    norm, npos = file_view(texts, cats)
     return ngram_hashes(token_hashes(norm)), npos
