@@ -54,6 +54,7 @@ sys.path.insert(0, str(HERE))
 
 import clone_bench  # noqa: E402  (also puts bench/planted on sys.path)
 import generate  # noqa: E402
+import hook_bench  # noqa: E402
 from real import corpora  # noqa: E402
 
 OURS, BASE, JSCPD = "crystal-lsp", "crystal-lsp (baseline)", "jscpd 5"
@@ -61,18 +62,8 @@ SCENARIOS = ("cold", "warm", "one file changed")
 GOALS = {"cold": 5.0, "warm": 0.3}
 ONE_FILE_GOAL_S = 0.5
 THREE = corpora.Project("three", "npm", "three@0.170.0", "package/src", "javascript")
-PY_FUNCTION = '''
-
-def _ratio_bench_window_{n}(items, size={n}):
-    """Sliding windows of ``size`` items."""
-    window = []
-    for item in items:
-        window.append(item)
-        if len(window) > size:
-            window.pop(0)
-        if len(window) == size:
-            yield tuple(window)
-'''
+# the function a commit adds in hook_bench.py; {i} and {n} make each one new
+PY_FUNCTION = "\n\n" + hook_bench.ADDED_FUNCTIONS[0]
 JS_FUNCTION = """
 
 export function ratioBenchWindow{n}(items, size = {n}) {{
@@ -191,7 +182,7 @@ def _run(tool: str, command: Any, corpus: Corpus, root: Path, work: Path, cache:
 
 
 def _change(path: Path, lang: str, n: int) -> None:
-    text = (PY_FUNCTION if lang == "python" else JS_FUNCTION).format(n=n)
+    text = (PY_FUNCTION if lang == "python" else JS_FUNCTION).format(i=n, n=n)
     with path.open("a", encoding="utf-8") as f:
         f.write(text)
 

@@ -27,7 +27,7 @@ from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset, suggest_k
 from crystal_lsp.text.entries import OK, Entry
 from crystal_lsp.text.fingerprints import U64, text_sha
 from crystal_lsp.text.lexers import lexer_label, resolve_lexer
-from crystal_lsp.text.views import normalized
+from crystal_lsp.text.views import file_view
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.index import FileState, RepoIndex
@@ -222,7 +222,7 @@ def distinct_corpus(
     distinct = 0
     for done, path in enumerate(firsts, 1):
         heavy = index.heavy(path)
-        norm = normalized(heavy.texts, heavy.cats)
+        norm, _ = file_view(heavy.texts, heavy.cats)
         # files too short to have a 4-gram are left to this exact test
         digest = text_sha(norm)
         if digest not in seen_files:

@@ -130,14 +130,7 @@ def run_scan(
     store = index.store if index is not None else (store or open_store(root))
     try:
         # without the cache, every file is re-hashed too: nothing cached is taken on trust
-        verify = not use_cache
-        snap = (
-            index.snapshot(paths, overrides, verify=verify)
-            if index is not None
-            else take_snapshot(
-                os.path.abspath(root), config, store, paths, overrides, verify=verify
-            )
-        )
+        snap = _snapshot(root, paths, config, store, overrides, index, verify=not use_cache)
         digest = inputs_digest(snap, config, focus_lines, with_ngrams)
         result_key = f"result:{config.signature()}"
         if use_cache:
@@ -147,26 +140,10 @@ def run_scan(
                 cached.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
                 return cached
         # imported only now: a result served from the cache needs neither numpy nor the lexers
-        from crystal_lsp.clones.finder import CloneFinder
         from crystal_lsp.clones.index import RepoIndex
 
         index = index or RepoIndex(root, config, store, jobs=jobs)
-        stats = index.load(snap, progress)
-        result = ScanResult(
-            root,
-            config,
-            [],
-            files=stats.files,
-            skipped=stats.skipped,
-            generated=list(index.generated),
-            timings=dict(stats.timings),
-            undecodable=_undecodable(index),
-        )
-        focus = focus_of(index, focus_lines) if focus_lines is not None else None
-        if focus is None or focus:
-            finder = finder if finder is not None and finder.index is index else CloneFinder(index)
-            _collect(result, finder.find(focus, progress))
-        result.findings = sort_findings(result.findings)
+        result = _computed(root, config, index, snap, focus_lines, progress, finder)
         if with_ngrams:
             _attach_ngrams(index, result.findings)
         result.timings["total"] = time.perf_counter() - started
@@ -176,6 +153,53 @@ def run_scan(
     finally:
         if own_store:
             store.close()
+
+
+def _computed(
+    root: str,
+    config: ScanConfig,
+    index: RepoIndex,
+    snap: Snapshot,
+    focus_lines: LineRanges | None,
+    progress: Progress | None,
+    finder: CloneFinder | None,
+) -> ScanResult:
+    """The index brought to the snapshot, and the clone classes found in it."""
+    from crystal_lsp.clones.finder import CloneFinder
+
+    stats = index.load(snap, progress)
+    result = ScanResult(
+        root,
+        config,
+        [],
+        files=stats.files,
+        skipped=stats.skipped,
+        generated=list(index.generated),
+        timings=dict(stats.timings),
+        undecodable=_undecodable(index),
+    )
+    focus = focus_of(index, focus_lines) if focus_lines is not None else None
+    if focus is None or focus:
+        finder = finder if finder is not None and finder.index is index else CloneFinder(index)
+        _collect(result, finder.find(focus, progress))
+    result.findings = sort_findings(result.findings)
+    return result
+
+
+def _snapshot(
+    root: str,
+    paths: Iterable[str],
+    config: ScanConfig,
+    store: Store,
+    overrides: Mapping[str, bytes] | None,
+    index: RepoIndex | None,
+    *,
+    verify: bool,
+) -> Snapshot:
+    """The index's snapshot, or without an index one that does not load it (a cached scan)."""
+    if index is not None:
+        return index.snapshot(paths, overrides, verify=verify)
+    return take_snapshot(os.path.abspath(root), config, store, paths, overrides, verify=verify)
 
 
 def inputs_digest(

@@ -314,34 +314,29 @@ def assemble_entry(
     source_lines = source.split("\n")
     suppress_file, suppressed_lines = _suppressions(source, source_lines)
     norm, npos = file_view(texts, cats)
-    digest = _digests(texts, cats, norm, npos.tolist())
-    metas: list[SnippetMeta] = []
-    min_tokens, min_lines = sizes
-    for snippet in extract(
+    digest = _digests(texts, cats, norm, npos.tolist(), known)
+    units = extract(
         texts,
         cats,
         heavy.lines,
         source,
         lang,
-        min_tokens=min_tokens,
-        min_lines=min_lines,
+        min_tokens=sizes[0],
+        min_lines=sizes[1],
         line_offsets=starts_of_lines,
-    ):
-        if snippet.kind not in CODE_KINDS and snippet.kind != DATA:
-            continue
-        digests = known(snippet.start, snippet.end) if known is not None else None
-        if digests is None:
-            digests = digest(snippet.start, snippet.end)
-        metas.append(
-            snippet_meta(
-                snippet,
-                heavy,
-                starts_of_lines,
-                suppressed_lines,
-                suppress_file,
-                *digests,
-            )
+    )
+    metas = [
+        snippet_meta(
+            snippet,
+            heavy,
+            starts_of_lines,
+            suppressed_lines,
+            suppress_file,
+            *digest(snippet.start, snippet.end),
         )
+        for snippet in units
+        if snippet.kind in CODE_KINDS or snippet.kind == DATA
+    ]
     hashes = token_hashes(norm)
     noise = noise_ranges(texts, cats, heavy.lines, LineIndents(source_lines), lang)
     return Entry(
@@ -367,15 +362,19 @@ def _suppressions(source: str, source_lines: list[str]) -> tuple[bool, set[int]]
 
 
 def _digests(
-    texts: list[str], cats: str, norm: list[str], npos: list[int]
+    texts: list[str], cats: str, norm: list[str], npos: list[int], known: DigestLookup | None
 ) -> Callable[[int, int], tuple[str, str]]:
     """``(start, end) -> (sha, norm_sha)`` of tokens ``[start, end)``, from the file's views.
 
+    ``known`` answers first (the digests of unchanged snippets, when re-lexing incrementally).
     A window's normalized view is the file's, sliced at the window's raw tokens, except that a
     window starting inside a run of string tokens starts with its own ``STR``.
     """
 
     def digest(start: int, end: int) -> tuple[str, str]:
+        found = known(start, end) if known is not None else None
+        if found is not None:
+            return found
         view = norm[bisect.bisect_left(npos, start) : bisect.bisect_left(npos, end)]
         if start and cats[start] == "S" and cats[start - 1] == "S":
             view.insert(0, STR)

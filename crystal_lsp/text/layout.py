@@ -12,6 +12,7 @@ token of category ``P`` or ``O``; depth never goes below zero (a stray closing b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import repeat
 
@@ -20,7 +21,8 @@ import numpy.typing as npt
 
 Ints = npt.NDArray[np.int64]
 _STEP = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
-_P, _O = ord("P"), ord("O")
+_P, _O, _S = ord("P"), ord("O"), ord("S")
+_INDENT = re.compile(r"[ \t]*")
 
 
 def bracket_steps(texts: Sequence[str], cats: str) -> Ints:
@@ -65,3 +67,51 @@ def newline_counts(texts: Sequence[str]) -> Ints:
     out: Ints = np.diff(before_end, prepend=0) - 1
     out[0] += 1
     return out
+
+
+def indented_lines(
+    texts: Sequence[str],
+    cats: str,
+    lines: Sequence[int],
+    source: str,
+    starts: Sequence[int],
+) -> list[tuple[int, int, int]]:
+    """``(first token, indentation, line)`` of every logical line (not inside brackets).
+
+    ``starts`` are the offsets at which the source's lines begin; the indentation is in columns,
+    tabs expanded to multiples of 8.
+
+    A token begins one when it starts on a later line than the one the previous token *ends*
+    on (strings span lines), outside brackets, and it does not continue a string: lexers split
+    multi-line strings into several string tokens, whose lines continue the statement the string
+    belongs to, whatever their indentation.
+    """
+    if not texts:
+        return []
+    line = np.asarray(lines, dtype=np.int64)
+    previous_end = np.empty_like(line)
+    previous_end[0] = -1
+    previous_end[1:] = line[:-1] + newline_counts(texts)[:-1]
+    depth_before = np.zeros_like(line)
+    depth_before[1:] = depth_after(texts, cats)[:-1]
+    codes = np.frombuffer(cats.encode("ascii"), dtype=np.uint8)
+    continues_string = np.zeros(len(texts), dtype=bool)
+    continues_string[1:] = (codes[1:] == _S) & (codes[:-1] == _S)
+    begins = np.flatnonzero((line > previous_end) & (depth_before == 0) & ~continues_string)
+    out: list[tuple[int, int, int]] = []
+    match = _INDENT.match
+    for i in begins.tolist():
+        at = lines[i]
+        begin = starts[at]
+        found = match(source, begin)  # `[ \t]*` always matches, if only the empty string
+        indent = found.group() if found else ""
+        out.append((i, len(indent.expandtabs(8)) if "\t" in indent else len(indent), at))
+    return out
+
+
+def false_runs(flags: Sequence[bool]) -> list[tuple[int, int]]:
+    """The maximal runs ``[start, end)`` of ``False`` in ``flags``."""
+    padded = np.zeros(len(flags) + 2, dtype=np.int8)
+    padded[1:-1] = np.logical_not(flags)
+    edges = np.flatnonzero(np.diff(padded)).tolist()
+    return list(zip(edges[::2], edges[1::2]))

@@ -25,11 +25,8 @@ and tables) or ``statements``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from crystal_lsp.text.keywords import (
     CLASS_KEYWORDS,
@@ -39,7 +36,7 @@ from crystal_lsp.text.keywords import (
     IMPORT_KEYWORDS,
     INDENT_LANGUAGES,
 )
-from crystal_lsp.text.layout import depth_after, newline_counts
+from crystal_lsp.text.layout import false_runs, indented_lines
 
 FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
     "function",
@@ -54,8 +51,6 @@ _TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA})
 MAX_RUN_LINES = 60
 MAX_NESTING = 32
 _OPEN, _CLOSE = "([{", ")]}"
-_S = ord("S")
-_INDENT = re.compile(r"[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -374,35 +369,9 @@ def _logical_lines(
     source: str,
     line_offsets: Sequence[int] | None = None,
 ) -> list[tuple[int, int, int]]:
-    """``(first token, indentation, line)`` of every logical line (not inside brackets).
-
-    A token begins one when it starts on a later line than the one the previous token *ends*
-    on (strings span lines), outside brackets, and it does not continue a string: lexers split
-    multi-line strings into several string tokens, whose lines continue the statement the string
-    belongs to, whatever their indentation.
-    """
-    if not texts:
-        return []
-    starts = line_offsets if line_offsets is not None else line_starts(source)
-    line = np.asarray(lines, dtype=np.int64)
-    previous_end = np.empty_like(line)
-    previous_end[0] = -1
-    previous_end[1:] = line[:-1] + newline_counts(texts)[:-1]
-    depth_before = np.zeros_like(line)
-    depth_before[1:] = depth_after(texts, cats)[:-1]
-    codes = np.frombuffer(cats.encode("ascii"), dtype=np.uint8)
-    continues_string = np.zeros(len(texts), dtype=bool)
-    continues_string[1:] = (codes[1:] == _S) & (codes[:-1] == _S)
-    begins = np.flatnonzero((line > previous_end) & (depth_before == 0) & ~continues_string)
-    out: list[tuple[int, int, int]] = []
-    match = _INDENT.match
-    for i in begins.tolist():
-        at = lines[i]
-        begin = starts[at]
-        found = match(source, begin)  # `[ \t]*` always matches, if only the empty string
-        indent = found.group() if found else ""
-        out.append((i, len(indent.expandtabs(8)) if "\t" in indent else len(indent), at))
-    return out
+    """``(first token, indentation, line)`` of every logical line (not inside brackets)."""
+    offsets = line_offsets if line_offsets is not None else line_starts(source)
+    return indented_lines(texts, cats, lines, source, offsets)
 
 
 def _indented_units(
@@ -454,7 +423,7 @@ def _statement_runs(
 ) -> list[Unit]:
     """Runs of uncovered top-level tokens, split at blank lines, units and long runs."""
     runs: list[Unit] = []
-    for first, stop in _uncovered(covered):
+    for first, stop in false_runs(covered):
         start = first
         for i in range(first + 1, stop):
             gap = lines[i] - lines[i - 1] > 1
@@ -464,14 +433,6 @@ def _statement_runs(
                 start = i
         runs.append(_classify_run(texts, cats, lines, start, stop))
     return runs
-
-
-def _uncovered(covered: list[bool]) -> list[tuple[int, int]]:
-    """The maximal runs ``[start, end)`` of tokens no unit covers."""
-    flags = np.zeros(len(covered) + 2, dtype=np.int8)
-    flags[1:-1] = np.logical_not(covered)
-    edges = np.flatnonzero(np.diff(flags)).tolist()
-    return list(zip(edges[::2], edges[1::2]))
 
 
 def _statement_end(texts: Sequence[str], cats: str, i: int) -> bool:

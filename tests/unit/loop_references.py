@@ -33,6 +33,7 @@ from crystal_lsp.text.snippets import (
     Unit,
     _classify_run,
     _statement_end,
+    line_starts,
 )
 
 
@@ -107,17 +108,6 @@ def merge(found: list[Range], count: int) -> list[Range]:
             j += 1
         out.append((i, j, owner[i]))
         i = j
-    return out
-
-
-def line_starts(source: str) -> list[int]:
-    """Offsets at which each line begins."""
-    out = [0]
-    find = source.find
-    pos = find("\n")
-    while pos != -1:
-        out.append(pos + 1)
-        pos = find("\n", pos + 1)
     return out
 
 
