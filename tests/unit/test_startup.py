@@ -22,6 +22,7 @@ NOT_FOR_A_CACHED_SCAN = (
     "pygls",
     "lsprotocol",
     "tqdm",
+    "pygments.lexers",
     "crystal_lsp.clones.finder",
     "crystal_lsp.clones.index",
     "crystal_lsp.cli.score",
