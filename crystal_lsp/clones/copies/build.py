@@ -170,7 +170,12 @@ def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Eviden
     ]
     best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
     copied, least = pairs[best].copied, work.finder.config.min_tokens
-    short = f"a short repeat ({copied} copied tokens, under {least})" if copied < least else None
+    rep, member = clone_class.representative, clone_class.members[best][0]
+    # a whole function or class copied is a copy whatever its size; a few lines of one are not
+    whole = rep.whole and member.whole
+    short = None
+    if copied < least and not whole:
+        short = f"a short repeat ({copied} copied tokens, under {least})"
     level, why = level_of(evidences[best], short=short)
     return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
 
