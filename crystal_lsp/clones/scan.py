@@ -56,7 +56,7 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     cached: bool = False
     filtered: dict[str, int] = field(default_factory=dict)
-    """Candidate copies left out on purpose, by reason (see the README, *What is filtered*)."""
+    """Candidate copies left out on purpose, by reason (see docs/scan.md, *What is filtered*)."""
     undecodable: dict[str, int] = field(default_factory=dict)
     """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 

@@ -50,7 +50,7 @@ DISPLAY_ONLY = ("show_similar",)
 
 @dataclass(frozen=True)
 class ScanConfig:
-    """What the clone finder looks at and how it decides. Documented in README (Configuration)."""
+    """What the clone finder looks at and how it decides. Documented in docs/settings.md."""
 
     threshold: float = default("threshold")
     """Minimum similarity (CrystalBLEU of the normalized view, the lower of both directions)."""
