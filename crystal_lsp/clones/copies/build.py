@@ -76,11 +76,38 @@ def findings_of(
     for family in found:
         out_findings.append(family_finding(work, family))
         folded[IN_FAMILY] += family.classes - 1
+    ranked, shown_again = without_repeats(sort_findings(out_findings))
+    folded[NESTED] += shown_again
     if focus is not None:
-        out_findings = [
-            f for f in out_findings if any(_loc_in_focus(loc, focus) for loc in f.locations)
-        ]
-    return sort_findings(out_findings), +folded
+        ranked = [f for f in ranked if any(_loc_in_focus(loc, focus) for loc in f.locations)]
+    return ranked, +folded
+
+
+def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The ranked findings without those a higher-ranked one already shows, and how many.
+
+    A finding whose every location lies within a location of one higher-ranked finding (two
+    functions of a window that the higher one pairs with another window) tells the reviewer
+    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
+    """
+    kept: list[Finding] = []
+    for finding in findings:
+        if any(
+            shown.level == finding.level or shown.level == COPY
+            for shown in kept
+            if all(
+                any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations
+            )
+        ):
+            continue
+        kept.append(finding)
+    return kept, len(findings) - len(kept)
+
+
+def _within(loc: Location, outer: Location) -> bool:
+    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
+    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
+    return loc.path == outer.path and outer.kind != FILE and inside
 
 
 def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
