@@ -204,17 +204,11 @@ def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelat
     """Every other copy of the class, with its similarity to this one when they are a pair.
 
     When only a line of the copy is underlined (a unit copied whole, its header line), the
-    copy's own full range comes first.
+    copy's own full range comes last (clients go to the first entry: the other copy).
     """
     finding = flag.finding
     similarity = {flag.other(p): p.similarity for p in finding.pairs if flag.location in (p.a, p.b)}
     related = []
-    if flag.underline != flag.range:
-        here = ranges.resolve(flag.here)
-        if here is not None:
-            lines = f"lines {flag.here.first_line}-{flag.here.last_line}"
-            message = f"this copy: {display_path(flag.here.describe()) or lines} ({lines})"
-            related.append(types.DiagnosticRelatedInformation(location=here, message=message))
     for j, location in enumerate(finding.locations):
         if j == flag.location:
             continue
@@ -228,6 +222,12 @@ def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelat
             notes.append("same clone class")
         note = f"{display_path(location.describe()) or 'copy'} ({', '.join(notes)})"
         related.append(types.DiagnosticRelatedInformation(location=resolved, message=note))
+    if flag.underline != flag.range:
+        here = ranges.resolve(flag.here)
+        if here is not None:
+            lines = f"lines {flag.here.first_line}-{flag.here.last_line}"
+            message = f"this copy: {display_path(flag.here.describe()) or lines} ({lines})"
+            related.append(types.DiagnosticRelatedInformation(location=here, message=message))
     return related
 
 

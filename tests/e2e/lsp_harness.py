@@ -309,3 +309,17 @@ class Launcher:
             await asyncio.wait_for(session.client.shutdown_session(), 30)
         finally:
             await session.client.stop()
+
+
+def copy_range(diag: types.Diagnostic) -> types.Range:
+    """The whole range of a flagged copy: a unit copied whole is underlined on its header line
+    and its full range is the last related entry ("this copy: ...")."""
+    for related in diag.related_information or []:
+        if related.message.startswith("this copy:"):
+            return related.location.range
+    return diag.range
+
+
+def other_copies(diag: types.Diagnostic) -> list[types.DiagnosticRelatedInformation]:
+    """The related entries naming the other copies (not the copy's own full range)."""
+    return [r for r in diag.related_information or [] if not r.message.startswith("this copy:")]

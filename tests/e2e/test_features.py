@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import DUP_A, DUP_B, Launcher, Session
+from lsp_harness import DUP_A, DUP_B, Launcher, Session, copy_range
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -72,7 +72,7 @@ async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspa
     s = await launcher.start(dup_workspace, configuration=FAST)
     uri, diag = await _flagged(s)
     hover = await _hover(s, uri, diag.range.start.line + 2)
-    assert hover is not None and hover.range == diag.range
+    assert hover is not None and hover.range == copy_range(diag)
     assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
     assert text.startswith(
@@ -102,7 +102,8 @@ async def test_underline_first_line(launcher: Launcher, dup_workspace: Path) -> 
         start=types.Position(line=3, character=0),
         end=types.Position(line=3, character=len(header)),
     )
-    assert diag.message.endswith(" of function merge_intervals in a.py:1 (this copy: lines 4-17)")
+    assert " of function merge_intervals in a.py:1: " in diag.message
+    assert diag.message.endswith(" (this copy: lines 4-17)")
     # the hover and the quick fixes still cover the whole copy
     hover = await _hover(s, uri, 12)
     assert hover is not None and (hover.range.start.line, hover.range.end.line) == (3, 16)
@@ -114,12 +115,14 @@ async def test_underline_first_line(launcher: Launcher, dup_workspace: Path) -> 
         )
     )
     assert [list(a.diagnostics) for a in actions] == [[diag], [diag]]
-    # back to the whole range, live
+    # back to ranges, live: a function copied whole keeps its header line, its full range
+    # is the last related entry
     s.configuration["underline"] = "range"
     s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await s.wait(
-        lambda: s.publications(uri)[-1].diagnostics[0].range.end.line == 16, "the whole range"
-    )
+    [again] = await s.diagnostics(uri, s.change(uri, DUP_B + "\n"))
+    assert again.range == diag.range
+    whole = copy_range(again)
+    assert (whole.start.line, whole.end.line) == (3, 16)
     assert not [m for m in s.client.messages if "crystalLsp.underline" in m.message]
 
 
@@ -185,9 +188,10 @@ async def test_score_with_texts_matches_the_library(
 async def test_score_document_ranges_and_files(launcher: Launcher, dup_workspace: Path) -> None:
     s = await launcher.start(dup_workspace, configuration=FAST)
     uri, diag = await _flagged(s)
+    whole = copy_range(diag)
     rng = {
-        "start": {"line": diag.range.start.line, "character": 0},
-        "end": {"line": diag.range.end.line, "character": diag.range.end.character},
+        "start": {"line": whole.start.line, "character": 0},
+        "end": {"line": whole.end.line, "character": whole.end.character},
     }
     result = await s.request(
         "crystal/score",
@@ -198,7 +202,7 @@ async def test_score_document_ranges_and_files(launcher: Launcher, dup_workspace
     assert result["references"][0]["uri"] == s.uri("a.py")
     for match in result["matches"]:
         for hr in match["hypothesisRanges"]:
-            assert diag.range.start.line <= hr["start"]["line"] <= diag.range.end.line
+            assert whole.start.line <= hr["start"]["line"] <= whole.end.line
         assert all(r["uri"] == s.uri("a.py") for r in match["referenceRanges"])
     same = await s.command(
         "crystal.scoreSelection", {"uri": uri, "range": rng, "references": [{"uri": s.uri("a.py")}]}

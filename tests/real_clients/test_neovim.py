@@ -95,9 +95,14 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
     assert "original.py:1" in diagnostic["message"]
     assert diagnostic["severity"] == 3  # vim.diagnostic.severity.INFO
     [raw] = report["raw"]
-    [related] = raw["relatedInformation"]
+    # the other copy first; a function copied whole is underlined on its def line, and its own
+    # full range comes last
+    related, own = raw["relatedInformation"]
     assert related["location"]["uri"] == (root / "original.py").as_uri()
     assert related["location"]["range"]["start"] == {"line": 0, "character": 0}
+    assert (
+        own["message"].startswith("this copy: ") and own["location"]["range"]["start"]["line"] == 3
+    )
 
 
 def test_neovim_07_is_told_where_the_other_copy_is(tmp_path: Path) -> None:
