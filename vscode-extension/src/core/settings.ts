@@ -29,6 +29,11 @@ export interface ServerSettings {
     debounceMs: number;
     maxFileBytes: number;
     referencesOutsideWorkspace: boolean;
+    insertions: boolean;
+    insertionMinLines: number;
+    insertionThreshold: number;
+    insertionDiagnostics: boolean;
+    insertionLensSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
@@ -44,6 +49,11 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     debounceMs: 300,
     maxFileBytes: 2_000_000,
     referencesOutsideWorkspace: false,
+    insertions: true,
+    insertionMinLines: 3,
+    insertionThreshold: 0.6,
+    insertionDiagnostics: false,
+    insertionLensSeconds: 120,
 });
 
 /** A numeric setting's range, in the words of `package.json` (JSON schema). */
@@ -57,7 +67,16 @@ export interface Limits {
  * The ranges of the numeric settings, as `package.json` declares them and the server checks
  * them (both are derived from the server's one settings table; tests compare all three).
  */
-type NumericKey = 'threshold' | 'k' | 'minTokens' | 'minLines' | 'debounceMs' | 'maxFileBytes';
+type NumericKey =
+    | 'threshold'
+    | 'k'
+    | 'minTokens'
+    | 'minLines'
+    | 'debounceMs'
+    | 'maxFileBytes'
+    | 'insertionMinLines'
+    | 'insertionThreshold'
+    | 'insertionLensSeconds';
 export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     threshold: { exclusiveMinimum: 0, maximum: 1 },
     k: { minimum: 0, maximum: 10_000_000 },
@@ -65,6 +84,9 @@ export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     minLines: { minimum: 1, maximum: 100_000 },
     debounceMs: { minimum: 0, maximum: 60_000 },
     maxFileBytes: { minimum: 0, maximum: 1_099_511_627_776 }, // 2 ** 40
+    insertionMinLines: { minimum: 1, maximum: 100_000 },
+    insertionThreshold: { exclusiveMinimum: 0, maximum: 1 },
+    insertionLensSeconds: { minimum: 0, maximum: 86_400 },
 });
 
 /** Settings the extension itself consumes; changing one of the first two restarts the server. */
@@ -136,16 +158,19 @@ export function toServerSettings(raw: unknown): Mapped {
         return [];
     };
 
-    let threshold = d.threshold;
-    const t = src.threshold;
-    const { exclusiveMinimum: above = 0, maximum: atMost } = LIMITS.threshold;
-    if (t !== undefined && t !== null) {
-        if (typeof t === 'number' && Number.isFinite(t) && t > above && t <= atMost) {
-            threshold = t;
-        } else {
-            bad('threshold', t, `is not a number in (${above}, ${atMost}]`, d.threshold);
+    const fraction = (key: 'threshold' | 'insertionThreshold', fallback: number): number => {
+        const v = src[key];
+        const { exclusiveMinimum: above = 0, maximum: atMost } = LIMITS[key];
+        if (v === undefined || v === null) {
+            return fallback;
         }
-    }
+        if (typeof v === 'number' && Number.isFinite(v) && v > above && v <= atMost) {
+            return v;
+        }
+        bad(key, v, `is not a number in (${above}, ${atMost}]`, fallback);
+        return fallback;
+    };
+    const threshold = fraction('threshold', d.threshold);
 
     const kAuto = src.kAuto;
     if (kAuto !== undefined && kAuto !== null && typeof kAuto !== 'boolean') {
@@ -180,6 +205,11 @@ export function toServerSettings(raw: unknown): Mapped {
             debounceMs: int('debounceMs', d.debounceMs),
             maxFileBytes: int('maxFileBytes', d.maxFileBytes),
             referencesOutsideWorkspace: bool('referencesOutsideWorkspace', d.referencesOutsideWorkspace),
+            insertions: bool('insertions', d.insertions),
+            insertionMinLines: int('insertionMinLines', d.insertionMinLines),
+            insertionThreshold: fraction('insertionThreshold', d.insertionThreshold),
+            insertionDiagnostics: bool('insertionDiagnostics', d.insertionDiagnostics),
+            insertionLensSeconds: int('insertionLensSeconds', d.insertionLensSeconds),
         },
         problems,
     };
