@@ -6,9 +6,11 @@ original; lines of equal shape but different tokens are marked as renamed. Lines
 (blank, comments only) are left out. When a copy's indexed tokens do not match the text shown
 (the file changed since it was indexed), its lines are compared by their text instead.
 
-The excerpt is a fenced code block of two columns, this copy on the left, the other on the
-right, with one mark per row (:data:`LEGEND`); long alignments show the differing rows first
-and their neighbours, up to :data:`MAX_ROWS` rows, gaps marked ``⋯``.
+Long alignments show the differing rows first and their neighbours, gaps marked ``⋯``. Two
+forms: a unified diff from the other copy to this one (:func:`diff_excerpt`, one narrow column:
+what a hover shows, since editors' hovers are narrow and short), and a fenced block of two
+columns, this copy on the left, the other on the right, one mark per row (:func:`excerpt`,
+:data:`LEGEND`, up to :data:`MAX_ROWS` rows).
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ LEGEND = (
 MAX_ROWS = 12
 WIDTH = 40
 """Characters of code shown per side (longer lines are cut with ``…``)."""
+DIFF_WIDTH = 64
+"""Characters of code per line of the hover's diff (:func:`diff_excerpt`)."""
+HOVER_ROWS = 6
+"""Corresponding lines a hover shows (a renamed or changed one takes two lines of the diff)."""
 GAP = "⋯"
 ALIKE = 0.5
 """Lines of a differing stretch are paired as changed when their shapes are this alike."""
@@ -128,8 +134,8 @@ def pick(rows: list[Row], limit: int = MAX_ROWS) -> list[int]:
     return sorted(chosen)
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+def _clip(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _dedented(lines: list[str], numbers: list[int | None]) -> dict[int, str]:
@@ -168,6 +174,46 @@ def excerpt(rows: list[Row], here_text: str, there_text: str, titles: tuple[str,
     body = "\n".join(out)
     fence = "`" * max(3, _longest_run(body, "`") + 1)
     return f"{fence}text\n{body}\n{fence}"
+
+
+def diff_excerpt(rows: list[Row], here_text: str, there_text: str, limit: int = HOVER_ROWS) -> str:
+    """The rows as a diff from the other copy to this one: one narrow column, no headers.
+
+    ``-`` lines are the other copy's, ``+`` this copy's, with their line numbers; a line both
+    copies share is shown once. A renamed or changed row is its two lines. Hovers are narrow
+    and short (VS Code's is 250 pixels high), so this is what they show, under a caption naming
+    the sides (:func:`excerpt` is the side-by-side form).
+    """
+    shown = pick(rows, limit)
+    here = _dedented(here_text.split("\n"), [rows[i].here for i in shown])
+    there = _dedented(there_text.split("\n"), [rows[i].there for i in shown])
+    digits = max(
+        (len(str(n)) for i in shown for n in (rows[i].here, rows[i].there) if n), default=1
+    )
+
+    def line(sign: str, number: int | None, texts: dict[int, str]) -> str:
+        code = _clip(texts.get(number or 0, ""), DIFF_WIDTH)
+        return f"{sign} {number:>{digits}} {code}".rstrip()
+
+    out: list[str] = []
+    previous = -1
+    for i in shown:
+        if i > previous + 1:
+            out.append(f"@@ {GAP} @@")
+        row = rows[i]
+        if row.mark == SAME:
+            out.append(line(" ", row.here, here))
+        else:
+            if row.there is not None:
+                out.append(line("-", row.there, there))
+            if row.here is not None:
+                out.append(line("+", row.here, here))
+        previous = i
+    if previous < len(rows) - 1:
+        out.append(f"@@ {GAP} @@")
+    body = "\n".join(out)
+    fence = "`" * max(3, _longest_run(body, "`") + 1)
+    return f"{fence}diff\n{body}\n{fence}"
 
 
 def _longest_run(text: str, char: str) -> int:
