@@ -201,7 +201,12 @@ function writeSettings(patch) {
 
     // Paste `text` at the end of the active editor, as a user accepting or pasting a block would.
     const pasteAtEnd = async (text) => {
+        // the cursor must be at the end of the active editor: click into it first
+        await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
         await page.keyboard.press('Control+End');
+        const cursor = page.locator('.statusbar-item', { hasText: /^Ln \d+, Col 1$/ });
+        await cursor.first().waitFor({ timeout: 5000 }).catch(() => undefined);
+        log('pasting at', await cursor.first().innerText().catch(() => '?'));
         await page.evaluate((t) => navigator.clipboard.writeText(t), text);
         const started = Date.now();
         await page.keyboard.press('Control+V');
@@ -291,13 +296,24 @@ function writeSettings(patch) {
         await page.keyboard.press('Control+1');
         await quickOpen(HYP);
         await page.keyboard.press('Control+S');
-        await page.locator(`.tabs-container .tab.active.dirty[aria-label*="${HYP}"]`).waitFor({ state: 'detached', timeout: 15000 }).catch(() => undefined);
-        const saved = fs.readFileSync(path.join(WS, 'reports', HYP), 'utf8');
+        const target = path.join(WS, 'reports', HYP);
+        await until('the pasted blocks saved to disk', () => fs.readFileSync(target, 'utf8').includes('def moving_average'), 15000).catch(() => undefined);
+        await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 15000 }).catch(() => undefined);
+        await page.waitForTimeout(1000); // VS Code has recorded the saved file's time
+        const saved = fs.readFileSync(target, 'utf8');
         const sellers = saved.slice(saved.indexOf('def best_sellers'), saved.indexOf('\n\n\n', saved.indexOf('def best_sellers')));
         const agent = sellers.replace(/best_sellers/g, 'top_products').replace(/\bcounts\b/g, 'tally').replace(/\bsale\b/g, 'row');
         const wrote = Date.now();
-        fs.writeFileSync(path.join(WS, 'reports', HYP), saved.replace(/\n*$/, '\n\n\n') + agent + '\n');
-        const lensDisk = await until('the lens of the block written on disk', async () => (await lensTexts()).find((t) => /copy of reports\/revenue\.py:\d+-\d+ \(function best_sellers\)/.test(t)), 60000, 50).catch(() => '');
+        fs.writeFileSync(target, saved.replace(/\n*$/, '\n\n\n') + agent + '\n');
+        const lensDisk = await until(
+            'the lens of the block written on disk',
+            async () => {
+                await page.keyboard.press('Control+End'); // the block lands at the end: keep it in view
+                return (await lensTexts()).find((t) => /copy of reports\/revenue\.py:\d+-\d+ \(function best_sellers\)/.test(t));
+            },
+            60000,
+            100,
+        ).catch(() => '');
         check('DOM: a function an agent wrote on disk gets a lens naming the original', !!lensDisk, `"${lensDisk}" ${Date.now() - wrote} ms after the write`);
         await screenshot('inserted-on-disk-lens');
     };
