@@ -157,14 +157,14 @@ class Insertions:
             self._refresh(uri)
 
     def reconfigure(self) -> None:
-        """Settings changed: with insertions off, every block goes."""
-        if self.server.configuration.settings.insertions:
-            return
+        """Settings changed: with insertions off, every block goes; diagnostics follow."""
+        off = not self.server.configuration.settings.insertions
         for uri, tracked in self.docs.items():
             shown = any(x.state == SHOWN for x in tracked.landings)
-            for landing in tracked.landings:
-                self._drop(landing, EXPIRED)
-            tracked.landings = []
+            if off:
+                for landing in tracked.landings:
+                    self._drop(landing, EXPIRED)
+                tracked.landings = []
             if shown:
                 self._refresh(uri)
 
@@ -348,8 +348,7 @@ class Insertions:
             return
         if self.server.caps("workspace", "code_lens", "refresh_support"):
             self._spawn(self._ask_refresh())
-        if self.server.configuration.settings.insertion_diagnostics:
-            self.server.documents.republish(uri)
+        self.server.documents.republish(uri)  # only sent when the diagnostics changed
 
     async def _ask_refresh(self) -> None:
         try:
