@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE / "planted"))
 
 import generate  # noqa: E402
 
-from crystal_lsp.clones import index  # noqa: E402
+from crystal_lsp.clones.index import repo as index  # noqa: E402
 from crystal_lsp.clones.store import decode  # noqa: E402
 from crystal_lsp.text import entries, lexers  # noqa: E402
 

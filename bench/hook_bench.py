@@ -288,11 +288,11 @@ def phases(repo: Path) -> None:
     t0 = time.process_time()
     from crystal_lsp_hooks import clone_check
 
-    import crystal_lsp.clones.alignment as alignment
+    import crystal_lsp.clones.align.alignment as alignment
+    import crystal_lsp.clones.align.reuse as reuse
+    import crystal_lsp.clones.align.workset as workset
     import crystal_lsp.clones.finder as clones
-    import crystal_lsp.clones.index as index
-    import crystal_lsp.clones.reuse as reuse
-    import crystal_lsp.clones.workset as workset
+    import crystal_lsp.clones.index.repo as index
 
     cpu: dict[str, float] = {"imports": time.process_time() - t0}
 

@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/mcp_bench.py               # 30 renamed + 30 gapped copies, 3 rounds
     .venv/bin/python bench/mcp_bench.py --rounds 1    # one round
+    .venv/bin/python bench/mcp_bench.py --startup 20  # start-up only: 20 starts of each server
 
 The corpus is CPython's standard library of the running interpreter (tests excluded), copied
 unmodified by ``bench/planted/generate.py`` (the clone benchmark's generator, same seed): the
@@ -21,6 +22,12 @@ snippet to each server, alternating which goes first. Reported: latency p50/p95/
 (VmHWM), and the load average before and after each phase (2 shared cores).
 
 Writes bench/results/mcp_bench.{md,json}.
+
+``--startup N`` measures start-up alone: N fresh starts of each server on the same corpus,
+alternating (``crystal-lsp mcp``; the same with the handshake left to the SDK,
+``CRYSTAL_LSP_MCP_FRONT=0``; ``jscpd --mcp``), each timed from the spawn to the answer of
+``initialize`` and of ``tools/list`` (client wall-clock), with the server's CPU time until then
+and the load average; writes bench/results/mcp_startup.{md,json}.
 """
 
 from __future__ import annotations
@@ -329,22 +336,115 @@ def report(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+STARTUP = {
+    OURS: ([sys.executable, "-m", "crystal_lsp", "mcp"], {}),
+    f"{OURS} (handshake by the SDK)": (
+        [sys.executable, "-m", "crystal_lsp", "mcp"],
+        {"CRYSTAL_LSP_MCP_FRONT": "0"},
+    ),
+    "jscpd 5 --mcp": ([str(JSCPD), "--mcp"], {}),
+}
+
+
+async def start_once(command: list[str], env: dict[str, str], root: Path) -> tuple[float, ...]:
+    """Seconds from the spawn to the answer of initialize and of tools/list, and CPU seconds."""
+    params = StdioServerParameters(command=command[0], args=[*command[1:], str(root)], env=env)
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    started = time.perf_counter()
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=TIMEOUT) as client:
+            await client.initialize()
+            initialized = time.perf_counter() - started
+            await client.list_tools()
+            listed = time.perf_counter() - started
+            new = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+            cpu = float("nan")
+            if new:
+                times = min(new, key=lambda p: p.create_time()).cpu_times()
+                cpu = times.user + times.system
+    return initialized, listed, cpu
+
+
+async def startup(args: argparse.Namespace) -> dict[str, Any]:
+    root, _ = snippets(args.workdir)
+    has_jscpd, jscpd_note = jscpd_offers_mcp()
+    env = {"CRYSTAL_LSP_CACHE_DIR": str(args.workdir / "mcp-cache"), "PATH": os.environ["PATH"]}
+    names = [n for n in STARTUP if has_jscpd or not n.startswith("jscpd")]
+    samples: dict[str, list[tuple[float, ...]]] = {n: [] for n in names}
+    loads = [load()]
+    for r in range(args.startup):
+        for name in names if r % 2 == 0 else list(reversed(names)):
+            command, extra = STARTUP[name]
+            samples[name].append(await start_once(command, {**env, **extra}, root))
+    loads.append(load())
+    doc: dict[str, Any] = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "python bench/mcp_bench.py " + " ".join(sys.argv[1:]),
+        "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}",
+        "root": str(root),
+        "starts": args.startup,
+        "jscpd": jscpd_note,
+        "load": loads,
+        "servers": {},
+    }
+    for name, rows in samples.items():
+        init, listed, cpu = ([row[k] for row in rows] for k in range(3))
+        doc["servers"][name] = {
+            "initialize_p50_ms": round(1000 * statistics.median(init), 1),
+            "initialize_p95_ms": round(1000 * percentile(init, 0.95), 1),
+            "tools_list_p50_ms": round(1000 * statistics.median(listed), 1),
+            "tools_list_p95_ms": round(1000 * percentile(listed, 0.95), 1),
+            "cpu_p50_ms": round(1000 * statistics.median(cpu), 1),
+        }
+    return doc
+
+
+def startup_report(doc: dict[str, Any]) -> str:
+    rows = [
+        f"| {name} | {s['initialize_p50_ms']} | {s['initialize_p95_ms']} | "
+        f"{s['tools_list_p50_ms']} | {s['tools_list_p95_ms']} | {s['cpu_p50_ms']} |"
+        for name, s in doc["servers"].items()
+    ]
+    return "\n".join(
+        [
+            "# MCP start-up: from the spawn to the answers of initialize and tools/list",
+            "",
+            f"{doc['date']}, `{doc['command']}`, {doc['machine']}; root {doc['root']}.",
+            f"{doc['starts']} starts of each server, alternating. jscpd: {doc['jscpd']}.",
+            "",
+            "| server | initialize p50 ms | p95 ms | tools/list p50 ms | p95 ms | "
+            "CPU until tools/list, p50 ms |",
+            "|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Load average (1, 5, 15 min): {doc['load'][0]} before, {doc['load'][1]} after "
+            "(2 shared cores: wall-clock times include waiting for a core; CPU is the server "
+            "process's own, psutil, 10 ms resolution). Goal: initialize and tools/list ≤ 500 ms.",
+            "",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=generate.DEFAULT_WORKDIR)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument("--startup", type=int, metavar="N", help="measure start-up only, N starts")
     args = ap.parse_args(argv)
     try:
         generate.python_stdlib()
     except Exception as exc:  # pragma: no cover - a Python without its stdlib sources
         print(f"SKIPPED: no stdlib sources ({exc})")
         return 0
-    doc = asyncio.run(run(args))
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "mcp_bench.json").write_text(json.dumps(doc, indent=1) + "\n")
-    text = report(doc)
-    (args.out / "mcp_bench.md").write_text(text)
+    name, measure, write = (
+        ("mcp_startup", startup, startup_report) if args.startup else ("mcp_bench", run, report)
+    )
+    doc = asyncio.run(measure(args))
+    (args.out / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    text = write(doc)
+    (args.out / f"{name}.md").write_text(text)
     print(text)
     return 0
 

@@ -35,6 +35,42 @@ class CrystalError(ValueError):
         self.exit_code = exit_code
 
 
+def install_command(extra: str) -> str:
+    """The command that installs an extra of crystal-lsp into the running interpreter.
+
+    crystal-lsp is installed from a checkout (or a wheel), not from a package index: pip's record
+    of where it came from (``direct_url.json``) names that checkout, ``-e`` when it is editable.
+    """
+    import json
+    import shlex
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    pip = f"{shlex.quote(sys.executable)} -m pip install"
+    for dist in metadata.distributions(name="crystal-lsp"):
+        try:
+            origin = json.loads(dist.read_text("direct_url.json") or "null") or {}
+        except ValueError:
+            continue
+        url = urlparse(str(origin.get("url", "")))
+        source = unquote(url.path)
+        if url.scheme == "file" and os.path.exists(source):
+            editable = "-e " if origin.get("dir_info", {}).get("editable") else ""
+            return f"{pip} {editable}{shlex.quote(f'{source}[{extra}]')}"
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.isfile(os.path.join(checkout, "pyproject.toml")):  # run from a checkout
+        return f"{pip} -e {shlex.quote(f'{checkout}[{extra}]')}"
+    return f"{pip} '.[{extra}]' (in the crystal-lsp checkout)"
+
+
+def missing_extra(feature: str, extra: str, exc: ImportError | None = None) -> CrystalError:
+    """The error of a feature whose optional dependencies are not installed, with the fix."""
+    why = f" ({exc})" if exc is not None else ""
+    return CrystalError(
+        f"{feature} needs the {extra} extra{why}; install it with: {install_command(extra)}"
+    )
+
+
 def run_guarded(prog: str, work: Callable[[], int]) -> int:
     """Run a console script's ``work`` and map what escapes it to an exit code.
 

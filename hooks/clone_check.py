@@ -30,12 +30,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from crystal_lsp.clones.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.files import filter_paths, list_files
-from crystal_lsp.clones.findings import Finding, display_path
+from crystal_lsp.clones.findings import Finding, at_level, display_path
 from crystal_lsp.clones.git import Git, Spans, git_env, git_root
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
+from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
@@ -165,7 +165,7 @@ def _check_change(
             index=index,
         )
         _record(outcome, result, set(focus))
-        findings = _apply_baseline(result.findings, request, outcome)
+        findings = _apply_baseline(result.findings, request, outcome, config)
         moved: dict[Key, Piece] = {}
         if findings and change.old_blobs:
             if result.cached:
@@ -210,7 +210,7 @@ def _check_files(
             index=RepoIndex(root, config, store, jobs=request.jobs),
         )
     _record(outcome, result, wanted)
-    for finding in _apply_baseline(result.findings, request, outcome):
+    for finding in _apply_baseline(result.findings, request, outcome, config):
         addition = addition_for(finding, focus, {}, new=False)
         if addition is not None:
             outcome.additions.append(addition)
@@ -231,12 +231,17 @@ def _routine_skip(reason: str) -> bool:
     return reason.startswith("not indexed") or reason in ("unknown language", "no-code")
 
 
-def _apply_baseline(findings: list[Finding], request: Request, outcome: Outcome) -> list[Finding]:
-    if not request.baseline:
-        return findings
-    kept = without_baselined(findings, load_baseline(request.baseline))
-    outcome.baselined = len(findings) - len(kept)
-    return kept
+def _apply_baseline(
+    findings: list[Finding], request: Request, outcome: Outcome, config: ScanConfig
+) -> list[Finding]:
+    """The findings the hook reports: not baselined, and copies (all levels with the setting)."""
+    if request.baseline:
+        kept = without_baselined(findings, load_baseline(request.baseline))
+        outcome.baselined = len(findings) - len(kept)
+        findings = kept
+    shown = at_level(findings, config.show_similar)
+    outcome.similar = len(findings) - len(shown)
+    return shown
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,7 +22,7 @@ import numpy as np
 from crystal_lsp.clones.findings import Location
 from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.index import RepoIndex
-from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.clones.index.retrieval import Postings
 from crystal_lsp.clones.similarity import Code, Similarity
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.fingerprints import U64

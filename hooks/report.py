@@ -74,6 +74,8 @@ class Outcome:
     """Files of the repository the checked code was compared with (0: no comparison needed)."""
     moves: int = 0
     baselined: int = 0
+    similar: int = 0
+    """Findings of similar structure not reported (``--show-similar`` reports them)."""
     skipped: list[tuple[str, str]] = field(default_factory=list)
     cached: bool = False
     seconds: float = 0.0
@@ -139,6 +141,8 @@ def summary(outcome: Outcome, config: ScanConfig) -> str:
         parts.append(f"{outcome.moves} moved")
     if outcome.baselined:
         parts.append(f"{outcome.baselined} baselined")
+    if outcome.similar:
+        parts.append(f"{outcome.similar} of similar structure (--show-similar)")
     if outcome.skipped:
         parts.append(f"{len(outcome.skipped)} not checked")
     parts.append(f"{outcome.seconds:.2f} s{' (cached)' if outcome.cached else ''}")

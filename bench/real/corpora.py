@@ -19,7 +19,12 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CACHE = Path.home() / ".cache" / "crystal-lsp-bench" / "real"
-SOURCE_SUFFIXES = {"python": (".py",), "javascript": (".js",), "typescript": (".ts",)}
+SOURCE_SUFFIXES = {
+    "python": (".py",),
+    "javascript": (".js",),
+    "typescript": (".ts",),
+    "c": (".c", ".h"),
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,38 @@ PROJECTS: dict[str, Project] = {
             "package/src",
             "typescript",
             "TypeScript sources shipped in the npm package; many overload signatures",
+        ),
+        Project(
+            "django",
+            "pypi",
+            "django==5.1.3",
+            "Django-5.1.3/django",
+            "python",
+            "a large web framework: per-backend database code, parallel field and form classes",
+        ),
+        Project(
+            "three",
+            "npm",
+            "three@0.170.0",
+            "package/src",
+            "javascript",
+            "families of parallel classes (vectors, materials, typed-array attributes, nodes)",
+        ),
+        Project(
+            "trpc",
+            "npm",
+            "@trpc/server@10.45.2",
+            "package/src",
+            "typescript",
+            "held out: judged before any tuning on it; parallel framework adapters",
+        ),
+        Project(
+            "pillow",
+            "pypi",
+            "pillow==11.0.0",
+            "pillow-11.0.0/src/libImaging",
+            "c",
+            "held out: judged before any tuning on it; C image codecs and per-mode conversions",
         ),
     )
 }

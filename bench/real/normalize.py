@@ -64,15 +64,20 @@ def location(loc: dict[str, Any], root: Path) -> tuple[Loc, bool]:
     return (path, *rng), False
 
 
-def from_doc(doc: dict[str, Any], root: Path, ranked: bool) -> tuple[list[Finding], bool]:
+def from_doc(
+    doc: dict[str, Any], root: Path, ranked: bool, level: str | None = None
+) -> tuple[list[Finding], bool]:
     """Normalized findings of a document in crystal-lsp's schema (which the adapters write).
 
     ``ranked``: the report's order is the tool's rank; otherwise the findings are ranked by
-    score, descending (stable).  Returns the findings and whether any aligned range was used.
+    score, descending (stable).  ``level``: only the findings of that level (what a reviewer
+    reads by default).  Returns the findings and whether any aligned range was used.
     """
     out: list[Finding] = []
     used_aligned = False
     for f in doc.get("findings", []):
+        if level is not None and f.get("level", level) != level:
+            continue
         locs = []
         for loc in f.get("locations", []):
             one, aligned = location(loc, root)
@@ -86,6 +91,8 @@ def from_doc(doc: dict[str, Any], root: Path, ranked: bool) -> tuple[list[Findin
         score = f.get("score")
         out.append({"score": None if score is None else float(score), "locations": locs})
         out[-1]["pairs"] = pairs
+        if f.get("level"):  # crystal-lsp since schema 3: copy or similar (structure)
+            out[-1]["level"] = str(f["level"])
     order = range(len(out))
     if not ranked:
         order = sorted(order, key=lambda i: -(out[i]["score"] or 0.0))

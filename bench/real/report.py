@@ -60,20 +60,21 @@ def summary_table(doc: dict[str, Any]) -> list[str]:
 
 def project_table(doc: dict[str, Any], project: str) -> list[str]:
     out = [
-        "| tool | findings (pairs) | precision | A / B / C | found / union | lines that "
+        "| tool | findings (pairs) | repeats | precision | A / B / C | found / union | lines that "
         "correspond: median (sample) | top 10 | top-10 A | CPU s | peak RSS MB | wall s | load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in doc["rows"]:
         if r["project"] != project:
             continue
         run = r["run"]
         if r["status"] != "ok":
-            out.append(f"| {r['tool']} | {r['status'][:60]} |" + " |" * 11)
+            out.append(f"| {r['tool']} | {r['status'][:60]} |" + " |" * 12)
             continue
         pend = f" ({r['pending']} pending)" if r["pending"] else ""
         out.append(
-            f"| {r['tool']} | {r['findings']} ({r['pairs']}) | {_f(r['precision'])}{pend} "
+            f"| {r['tool']} | {r['findings']} ({r['pairs']}) | {r.get('repeats', '–')} "
+            f"| {_f(r['precision'])}{pend} "
             f"| {r['A']} / {r['B']} / {r['C']} | {r['found']} / {r['union']} "
             f"| {_f(r['aligned_median'])} ({_f(r['aligned_median_sample'])}) | `{r['top10']}` "
             f"| {r['top10_A']} | {_f(run.get('cpu'), '{:.1f}')} | {_f(run.get('rss_mb'), '{:.0f}')} "

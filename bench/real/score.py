@@ -98,6 +98,24 @@ def label_of(store: dict[Any, Any], project: str, f: Finding) -> str | None:
     return None if rec is None else str(rec["label"])
 
 
+def inside(x: Loc, y: Loc) -> bool:
+    """Whether range ``x`` lies within range ``y`` (same file)."""
+    return x[0] == y[0] and y[1] <= x[1] and x[2] <= y[2]
+
+
+def repeats(by_rank: list[Finding]) -> int:
+    """Findings whose every location lies inside a location of one higher-ranked finding."""
+    count = 0
+    for k, f in enumerate(by_rank):
+        locs = [(p, int(a), int(b)) for p, a, b in f["locations"]]
+        for g in by_rank[:k]:
+            outer = [(p, int(a), int(b)) for p, a, b in g["locations"]]
+            if all(any(inside(x, y) for y in outer) for x in locs):
+                count += 1
+                break
+    return count
+
+
 def shares(root: Path, findings: list[Finding]) -> list[float]:
     return [aligned.share(root, *normalize.first_two(f)) for f in findings]
 
@@ -118,6 +136,7 @@ def tool_measures(
     all_shares = shares(root, by_rank)
     return {
         "findings": len(findings),
+        "repeats": repeats(by_rank),
         "pairs": sum(len(normalize.pairs_of(f)) for f in findings),
         "sampled": len(sample),
         "labelled": len(done),

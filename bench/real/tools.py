@@ -26,8 +26,18 @@ from clone_bench import adapters  # noqa: E402
 from real import normalize  # noqa: E402
 
 OURS = "crystal-lsp"
-JSCPD_FORMAT = {"python": "python", "javascript": "javascript", "typescript": "typescript"}
-PMD_LANGUAGE = {"python": "python", "javascript": "ecmascript", "typescript": "typescript"}
+JSCPD_FORMAT = {
+    "python": "python",
+    "javascript": "javascript",
+    "typescript": "typescript",
+    "c": "c",
+}
+PMD_LANGUAGE = {
+    "python": "python",
+    "javascript": "ecmascript",
+    "typescript": "typescript",
+    "c": "cpp",
+}
 Command = Callable[[Path, str, Path], tuple[list[str], Path, Path | None]]
 
 
@@ -44,9 +54,11 @@ class Tool:
     unit: str  # what one finding is
     ok_codes: tuple[int, ...] = (0,)
     env: Callable[[], dict[str, str]] | None = None
+    level: str | None = None  # only the findings of this level (crystal-lsp's default view)
 
 
-def _ours(venv: Path) -> Tool:
+def _ours(venv: Path, level: str | None) -> Tool:
+    """crystal-lsp: its default view (``level="copy"``, what a reviewer reads) or every level."""
     exe = venv / "bin" / OURS
 
     def cmd(root: Path, lang: str, out: Path) -> tuple[list[str], Path, Path | None]:
@@ -61,15 +73,16 @@ def _ours(venv: Path) -> Tool:
         return {"CRYSTAL_LSP_CACHE_DIR": tempfile.mkdtemp(prefix="real-bench-cache-")}
 
     return Tool(
-        OURS,
-        "crystal-lsp",
-        ("python", "javascript", "typescript"),
+        OURS if level else OURS + " --all",
+        "crystal-lsp" if level else "crystal-lsp-all",
+        ("python", "javascript", "typescript", "c"),
         cmd,
         read,
         ranked=True,
-        unit="clone class",
+        unit="clone class" if level else "clone class, every level",
         ok_codes=(0, 1),
         env=env,
+        level=level,
     )
 
 
@@ -129,7 +142,8 @@ def _pylint(tools_dir: Path) -> Tool:
 def all_tools(venv: Path, tools_dir: Path) -> list[Tool]:
     ids = ["--ignore-identifiers", "--ignore-literals"]
     return [
-        _ours(venv),
+        _ours(venv, "copy"),
+        _ours(venv, None),
         _jscpd(tools_dir, "jscpd 5", "jscpd5", []),
         _jscpd(tools_dir, "jscpd 5 +ids+lits", "jscpd5-ids-lits", ids),
         _pmd(tools_dir),
@@ -183,7 +197,7 @@ def run(tool: Tool, root: Path, lang: str, out: Path, timeout: float) -> dict[st
         return {"run": run_info, "findings": None}
     try:
         doc = tool.read(out, root)
-        findings, aligned = normalize.from_doc(doc, root, tool.ranked)
+        findings, aligned = normalize.from_doc(doc, root, tool.ranked, tool.level)
     except (OSError, ValueError, KeyError) as e:
         run_info["status"] = f"unreadable report: {e!r}"[:400]
         return {"run": run_info, "findings": None}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib.util
 import multiprocessing
 import os
 from typing import Any
 
 from crystal_lsp.cli.common import server_logging
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, missing_extra
 
 
 def add_parser(sub: Any) -> None:
@@ -37,10 +39,20 @@ def run(args: argparse.Namespace) -> int:
         raise CrystalError(f"{args.path}: not a directory")
     if args.jobs is not None and args.jobs < 1:
         raise CrystalError("--jobs must be at least 1")
+    if importlib.util.find_spec("mcp") is None:
+        raise missing_extra("crystal-lsp mcp", "mcp", ModuleNotFoundError("no module named 'mcp'"))
+    # The SDK takes about 0.9 s of CPU to import: the front answers the handshake meanwhile.
+    # CRYSTAL_LSP_MCP_FRONT=0 leaves all of it to the SDK (the tests record its answers so).
+    front = None
+    if os.environ.get("CRYSTAL_LSP_MCP_FRONT", "1") != "0":
+        from crystal_lsp.mcp.front import Front, load_handshake
+
+        front = Front.claim_stdio(load_handshake())
+        front.start()
     try:
         from crystal_lsp.mcp import Workspace, create_server
     except ImportError as exc:
-        raise CrystalError(f"the MCP server needs the mcp package ({exc})") from None
+        raise missing_extra("crystal-lsp mcp", "mcp", exc) from None
     # Index builds use worker processes; never fork this multi-threaded process.
     try:
         multiprocessing.set_start_method("forkserver")
@@ -49,10 +61,12 @@ def run(args: argparse.Namespace) -> int:
     workspace = Workspace(args.path, jobs=args.jobs)
     server = create_server(workspace)
     server_logging(args.log_file, args.verbose)  # after the SDK's own, so that ours wins
-    workspace.start()
+    workspace.start()  # indexing in the background; the tools wait for it
     try:
-        # the SDK's stdio transport points fd 1 at stderr while it serves: stdout is protocol only
-        server.run("stdio")
+        # the SDK's stdio transport: on the front's pipes, else on fd 0 and 1, pointing fd 1 at
+        # stderr while it serves; either way stdout is protocol only
+        with front.sdk_stdio() if front is not None else contextlib.nullcontext():
+            server.run("stdio")
     finally:
         workspace.close()
     return 0

@@ -1,11 +1,10 @@
-"""``crystal-lsp scan``: near-duplicate code in a repository, as text, JSON or SARIF."""
+"""``crystal-lsp scan``: near-duplicate code in a repository, as text, JSON, SARIF or HTML."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import (
@@ -16,13 +15,30 @@ from crystal_lsp.cli.common import (
     emit_json,
     progress_enabled,
 )
-from crystal_lsp.clones.findings import RANKING, display_path
+from crystal_lsp.clones.findings import at_level
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.findings import Finding
+    from crystal_lsp.clones.reports.annotations import Focus
     from crystal_lsp.clones.scan import ScanResult
+
+
+FORMATS = ("text", "json", "sarif", "agent", "html", "github", "gitlab")
+FORMAT_HELP = (
+    "output format (agent: one plain line per copy and a summary, for coding agents; "
+    "html: one self-contained page, copies side by side, best with -o report.html; "
+    "github: annotations for GitHub Actions' log and pull request; gitlab: GitLab's Code "
+    "Quality report, for merge requests; docs/ci.md has both recipes)"
+)
+EPILOG = (
+    "exit codes: 0 no copies, 1 copies (with --all: any finding), 2 usage error, "
+    "3 internal error\n"
+    "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
+    "  crystal-lsp scan --format html -o report.html\n"
+    '  crystal-lsp scan --new-since "$(git merge-base origin/main HEAD)" --format github\n'
+    "  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json"
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -32,9 +48,7 @@ def add_parser(sub: Any) -> None:
         description="Find clone classes (exact, renamed and near copies of functions, classes, "
         "blocks and statement runs) in a repository or directory. Settings come from "
         "[tool.crystal-lsp] in pyproject.toml, overridden by options.",
-        epilog="exit codes: 0 no findings, 1 findings, 2 usage error, 3 internal error\n"
-        "examples:\n  crystal-lsp scan\n  crystal-lsp scan src --format sarif > clones.sarif\n"
-        "  crystal-lsp scan --new-since origin/main\n  crystal-lsp scan --update-baseline --baseline .crystal-baseline.json",
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", nargs="?", default=None, help="repository or directory (default: .)")
@@ -42,12 +56,6 @@ def add_parser(sub: Any) -> None:
         "--demo",
         action="store_true",
         help="scan the small example project shipped with crystal-lsp",
-    )
-    p.add_argument(
-        "--format",
-        choices=("text", "json", "sarif", "agent"),
-        default="text",
-        help="output format (agent: one plain line per copy and a summary, for coding agents)",
     )
     add_scan_options(p)
     p.add_argument(
@@ -64,21 +72,34 @@ def add_parser(sub: Any) -> None:
         help="only findings touching code changed since this git revision",
     )
     p.add_argument(
+        "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
+    )
+    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
+    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
+    _add_report_options(p)
+    add_progress(p)
+    p.set_defaults(run=run)
+
+
+def _add_report_options(p: argparse.ArgumentParser) -> None:
+    """What the report shows, in which format, and where it goes."""
+    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
+    p.add_argument(
+        "--all",
+        dest="show_similar",
+        action="store_const",
+        const=True,
+        help="also show findings of similar structure (the setting show-similar)",
+    )
+    p.add_argument(
         "--show-ngrams", action="store_true", help="show the non-trivial n-grams copies share"
     )
     p.add_argument(
         "--show-skipped", action="store_true", help="list every skipped file in text output"
     )
     p.add_argument(
-        "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
-    )
-    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
-    add_engine_options(p, "tokenizing, S-set counting and pair scoring")
-    p.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
-    add_progress(p)
-    p.set_defaults(run=run)
 
 
 def _demo_path() -> str:
@@ -89,9 +110,9 @@ def _demo_path() -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
-    from crystal_lsp.clones.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.files import list_files
     from crystal_lsp.clones.git import changed_lines
+    from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.settings import load_config
     from crystal_lsp.distributed.scan import scan_runner
 
@@ -129,8 +150,9 @@ def run(args: argparse.Namespace) -> int:
         kept = without_baselined(findings, load_baseline(args.baseline))
         baselined = len(findings) - len(kept)
         result.findings = kept
-    _report(result, args, baselined)
-    return EXIT_FINDINGS if result.findings else EXIT_OK
+    _report(result, args, baselined, paths, focus)
+    shown = at_level(result.findings, result.config.show_similar)
+    return EXIT_FINDINGS if shown else EXIT_OK
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -148,10 +170,18 @@ def _root(args: argparse.Namespace) -> str:
     return os.path.abspath(str(args.path))
 
 
-def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> None:
+def _report(
+    result: ScanResult,
+    args: argparse.Namespace,
+    baselined: int,
+    paths: list[str],
+    focus: Focus | None,
+) -> None:
     """Write the report in the chosen format to ``--output`` or stdout."""
-    from crystal_lsp.clones.sarif import to_sarif
+    from crystal_lsp.clones.reports.annotations import to_code_quality, to_github
+    from crystal_lsp.clones.reports.sarif import to_sarif
 
+    shown = at_level(result.findings, result.config.show_similar)
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.format == "json":
@@ -159,14 +189,40 @@ def _report(result: ScanResult, args: argparse.Namespace, baselined: int) -> Non
             doc["summary"]["baselined"] = baselined
             _write_json(doc, out)
         elif args.format == "sarif":
-            _write_json(to_sarif(result), out)
+            _write_json(to_sarif(result, focus), out)
+        elif args.format == "gitlab":
+            _write_json(to_code_quality(shown, focus), out)
+        elif args.format == "github":
+            out.write("".join(line + "\n" for line in to_github(shown, focus)))
         elif args.format == "agent":
             _print_agent(result, baselined, out)
+        elif args.format == "html":
+            out.write(_html(result, args, baselined, paths))
         else:
             _print_text(result, args, baselined, out)
     finally:
         if out is not sys.stdout:
             out.close()
+
+
+def _html(result: ScanResult, args: argparse.Namespace, baselined: int, paths: list[str]) -> str:
+    """The HTML page; its ``path:line`` links are relative to where it is written."""
+    from urllib.parse import quote
+
+    from crystal_lsp.clones.reports.htmlcode import SourceFiles
+    from crystal_lsp.clones.reports.htmlreport import line_counts, render
+
+    root, limit = result.root, result.config.max_file_bytes
+    skipped = {p for p, _ in result.skipped}
+    lines = line_counts(root, [p for p in paths if p not in skipped], limit)
+    base = os.path.dirname(os.path.abspath(args.output)) if args.output else os.getcwd()
+
+    def link(path: str, line: int) -> str:
+        rel = os.path.relpath(os.path.join(root, path), base).replace(os.sep, "/")
+        return quote(rel.encode("utf-8", "surrogateescape")) + f"#L{line}"
+
+    doc = result.to_json(with_ngrams=args.show_ngrams)
+    return render(doc, SourceFiles(root, limit), lines, link, baselined)
 
 
 def _write_json(doc: Any, out: Any) -> None:
@@ -210,63 +266,23 @@ class _progress:
 
 
 def _print_text(result: ScanResult, args: argparse.Namespace, baselined: int, out: Any) -> None:
-    write = out.write
-    for number, finding in enumerate(result.findings, 1):
-        _print_finding(number, finding, args.show_ngrams, write)
-    copies = sum(len(f.locations) for f in result.findings)
-    langs = ", ".join(f"{lang} S {fp}" for lang, fp in sorted(result.ssets.items()))
-    summary = (
-        f"{len(result.findings)} clone classes ({copies} copies) in {result.files} files, "
-        f"{result.snippets} snippets, threshold {result.config.threshold:g}"
+    from crystal_lsp.clones.reports.text import write_text
+
+    write_text(
+        result,
+        out.write,
+        show_all=result.config.show_similar,
+        show_ngrams=args.show_ngrams,
+        show_skipped=args.show_skipped,
+        baselined=baselined,
     )
-    if baselined:
-        summary += f", {baselined} baselined"
-    write(f"\n{summary}\n")
-    write(f"ranked by {RANKING}\n")
-    if result.filtered:
-        count = sum(result.filtered.values())
-        why = ", ".join(f"{n} {r}" for r, n in sorted(result.filtered.items(), key=lambda x: -x[1]))
-        noun = "copy" if count == 1 else "copies"
-        write(f"{count} candidate {noun} filtered on purpose: {why}\n")
-    if langs:
-        write(f"signature {result.config.signature()}  {langs}\n")
-    if result.generated:
-        count = len(result.generated)
-        write(
-            f"{count} generated file{'s' if count != 1 else ''} compared only with hand-written code\n"
-        )
-    if result.undecodable:
-        count = len(result.undecodable)
-        write(
-            f"{count} file{'s' if count != 1 else ''} partly undecodable"
-            " (bytes replaced by U+FFFD): "
-            + ", ".join(f"{display_path(p)} ({n})" for p, n in list(result.undecodable.items())[:5])
-            + (" ..." if count > 5 else "")
-            + "\n"
-        )
-    if result.skipped:
-        reasons = Counter(_reason_group(r) for _, r in result.skipped)
-        count = len(result.skipped)
-        write(
-            f"{count} file{'s' if count != 1 else ''} not indexed: "
-            + ", ".join(f"{n} {r}" for r, n in reasons.most_common())
-            + "\n"
-        )
-        shown = (
-            result.skipped
-            if args.show_skipped
-            else [s for s in result.skipped if not s[1].startswith("not code")][:20]
-        )
-        for path, reason in shown:
-            write(f"  skipped {display_path(path)}: {reason}\n")
-        if not args.show_skipped and len(result.skipped) > len(shown):
-            write(f"  ... (--show-skipped lists all {len(result.skipped)})\n")
 
 
 def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
     """``--format agent``: one line per copy, then one summary line (no colour codes)."""
-    from crystal_lsp.clones.agent import agent_lines, agent_summary
+    from crystal_lsp.clones.reports.agent import agent_lines, agent_summary
 
+    shown = at_level(result.findings, result.config.show_similar)
     summary = agent_summary(
         result.findings,
         result.files,
@@ -274,34 +290,6 @@ def _print_agent(result: ScanResult, baselined: int, out: Any) -> None:
         skipped=len(result.skipped),
         filtered=sum(result.filtered.values()),
         baselined=baselined,
+        show_all=result.config.show_similar,
     )
-    out.write("".join(line + "\n" for line in [*agent_lines(result.findings), summary]))
-
-
-def _reason_group(reason: str) -> str:
-    return reason.split(" (")[0]
-
-
-def _print_finding(number: int, finding: Finding, show_ngrams: bool, write: Any) -> None:
-    rep = finding.locations[finding.representative]
-    write(
-        f"[{number}] {finding.type} copies of {display_path(rep.path)}:{rep.first_line}-{rep.last_line}"
-        f" ({display_path(rep.describe() or 'code')}), {finding.language}, {len(finding.locations)} locations,"
-        f" lowest similarity {finding.score:.3f}, {finding.copied} copied tokens\n"
-    )
-    write(
-        f"  {display_path(rep.path)}:{rep.first_line}-{rep.last_line}  {display_path(rep.describe())}  (representative)\n"
-    )
-    for pair in finding.pairs:
-        loc = finding.locations[pair.b if pair.a == finding.representative else pair.a]
-        write(
-            f"  {display_path(loc.path)}:{loc.first_line}-{loc.last_line}  {display_path(loc.describe())}"
-            f"  similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}"
-            f"  copied {pair.copied} tokens\n"
-        )
-    if show_ngrams and finding.shared_ngrams:
-        write(
-            "    shared non-trivial n-grams: "
-            + "  |  ".join(" ".join(g) for g in finding.shared_ngrams)
-            + "\n"
-        )
+    out.write("".join(line + "\n" for line in [*agent_lines(shown), summary]))

@@ -20,7 +20,7 @@ from crystal_lsp.cli.common import (
     warn,
 )
 from crystal_lsp.clones.files import walk_files
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, missing_extra
 from crystal_lsp.metric.datasets import iter_items
 from crystal_lsp.metric.sset import (
     DEFAULT_K,
@@ -297,8 +297,8 @@ def _pyplot() -> Any:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise CrystalError("--plot needs matplotlib: pip install 'crystal-lsp[plot]'") from None
+    except ImportError as exc:
+        raise missing_extra("--plot", "plot", exc) from None
     return plt
 
 

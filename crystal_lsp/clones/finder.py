@@ -4,19 +4,19 @@ For every language of an up-to-date :class:`~crystal_lsp.clones.index.RepoIndex`
 
 1. **align**: files are aligned by their normalized token streams (identifiers and literals
    abstracted, :mod:`crystal_lsp.text.views`): equal runs of non-trivial tokens (seeds,
-   :mod:`crystal_lsp.clones.seeds`) are chained into regions that run in parallel, with gaps for
-   edited lines (:mod:`crystal_lsp.clones.chains`), inside and across functions, so a block copied
+   :mod:`crystal_lsp.clones.align.seeds`) are chained into regions that run in parallel, with gaps for
+   edited lines (:mod:`crystal_lsp.clones.align.chains`), inside and across functions, so a block copied
    into a long function, or a function extended after copying, is a candidate;
 2. **snap** each candidate's regions to whole lines, and to a whole unit when all of it was
-   copied (:mod:`crystal_lsp.clones.regions`); count its *copied* tokens, aligned tokens outside
+   copied (:mod:`crystal_lsp.clones.align.regions`); count its *copied* tokens, aligned tokens outside
    the code that repeats by convention (:mod:`crystal_lsp.text.noise`): a candidate with too few
    is filtered under that convention's name, and counted;
 3. **decide** with the similarity seam (:class:`~crystal_lsp.clones.similarity.Similarity`):
    CrystalBLEU of the two regions' normalized views (the lower direction) must reach the
    threshold, and their raw tokens must agree too (raw CrystalBLEU, or a consistent renaming);
-4. **group** copies into classes around a representative (:mod:`crystal_lsp.clones.classes`),
+4. **group** copies into classes around a representative (:mod:`crystal_lsp.clones.copies.classes`),
    with whole copies found by digest however often they occur (identical files, exact and renamed
-   units: :mod:`crystal_lsp.clones.digests`), and rank them by copied tokens times similarity.
+   units: :mod:`crystal_lsp.clones.align.digests`), and rank them by copied tokens times similarity.
 
 A :class:`CloneFinder` keeps, per language, the seed table of the files on disk and the pair
 scores it has computed (keyed by the regions' contents, persisted by full scans), so a long-lived
@@ -26,65 +26,49 @@ against the files on disk and each other; an override may *shadow* a file on dis
 buffers: ``shadow(path)`` names the file it replaces), which then takes no part.
 
 Adapters extend it by composition: a :class:`PairScorer` computes missing pair scores (the Dask
-engine ships them to workers), ``pair_filter`` excludes file pairs an adapter knows to be moot.
+engine ships them to workers), ``pair_filter`` spares aligning file pairs an adapter knows to be
+moot (whole copies found by digest are grouped whole regardless).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
+from crystal_lsp.clones.align.context import (
+    LanguageState,
+    LineFocus,
+    LocalScorer,
+    PairFilter,
+    PairScorer,
+    Progress,
+    Ref,
+    Shadow,
+)
+from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
+from crystal_lsp.clones.align.pairs import Memo
+from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
+from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.findings import Finding
 from crystal_lsp.clones.index import RepoIndex
-from crystal_lsp.clones.languagesets import LanguageSets
-from crystal_lsp.clones.retrieval import MemoizedPostings, Postings
-from crystal_lsp.clones.reuse import Memo
-from crystal_lsp.clones.seeds import Bools, FileSeeds, SeedTable
-from crystal_lsp.clones.similarity import Item, Similarity, trivial_shingles
-from crystal_lsp.clones.workset import Copies, Workset, find_copies
+from crystal_lsp.clones.index.retrieval import MemoizedPostings, Postings
+from crystal_lsp.clones.search import find_copies
+from crystal_lsp.clones.similarity import Similarity, trivial_shingles
 from crystal_lsp.text.entries import GENERATED, OK, SnippetMeta
-from crystal_lsp.text.fingerprints import U64
 from crystal_lsp.text.snippets import DATA
 
+__all__ = [
+    "CloneFinder",
+    "LanguageResult",
+    "LineFocus",
+    "LocalScorer",
+    "PairFilter",
+    "PairScorer",
+    "Progress",
+    "Shadow",
+]
+
 PAIR_CACHE_LIMIT = 400_000
-Progress = Callable[[str, int, int], None]
-PairFilter = Callable[[str, str], bool]
-"""``(path a, path b) -> False`` to leave a pair of files out (see :class:`CloneFinder`)."""
-Shadow = Callable[[str], "str | None"]
-"""``override path -> the path on disk it replaces`` (None: it replaces nothing)."""
-LineFocus = Mapping[str, "Sequence[tuple[int, int]] | None"]
-"""Paths to look at, each with 1-based inclusive line ranges (``None``: the whole file)."""
-Ref = tuple[str, int]
-
-
-class PairScorer(Protocol):
-    """Computes the scores of pairs missing from a similarity's cache."""
-
-    def fill(
-        self,
-        similarity: Similarity,
-        missing: Mapping[str, tuple[Item, Item]],
-        progress: Callable[[int, int], None] | None,
-    ) -> None:
-        """Put :meth:`Similarity.pair_scores` of every ``key: (lo, hi)`` into its cache."""
-
-
-class LocalScorer:
-    """Scores missing pairs in this process."""
-
-    def fill(
-        self,
-        similarity: Similarity,
-        missing: Mapping[str, tuple[Item, Item]],
-        progress: Callable[[int, int], None] | None,
-    ) -> None:
-        """See :meth:`PairScorer.fill`."""
-        for done, (key, (lo, hi)) in enumerate(missing.items(), 1):
-            similarity.cache[key] = similarity.pair_scores(lo, hi)
-            if progress is not None and done % 500 == 0:
-                progress(done, len(missing))
 
 
 @dataclass
@@ -99,25 +83,6 @@ class LanguageResult:
     timings: dict[str, float] = field(default_factory=dict)
     filtered: dict[str, int] = field(default_factory=dict)
     """Candidates left out on purpose, by reason (noise kinds, repetitions, generated code)."""
-
-
-@dataclass
-class _LanguageState:
-    key: tuple[object, ...]
-    sets: LanguageSets
-    paths: list[str]
-    seeds: list[FileSeeds]
-    table: SeedTable
-    similarity: Similarity
-    pair_cache_key: str
-    trivial: U64
-    """Hashes of the normalized S set's 4-grams: no seed starts on one."""
-    postings: Postings | MemoizedPostings | None = None
-    refs: list[Ref] = field(default_factory=list)
-    metas: list[SnippetMeta] = field(default_factory=list)
-    noise: dict[int, Bools] = field(default_factory=dict)
-    """Noise masks of the files on disk by id (see :meth:`Workset.noise`), kept across searches."""
-    noise_raw: dict[int, Bools] = field(default_factory=dict)
 
 
 class CloneFinder:
@@ -143,9 +108,9 @@ class CloneFinder:
         self.pair_filter = pair_filter
         self.shadow = shadow
         self.memoize_retrieval = memoize_retrieval
-        self._states: dict[str, _LanguageState] = {}
+        self._states: dict[str, LanguageState] = {}
         self.memos: dict[str, Memo] = {}
-        """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.reuse`)."""
+        """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
 
     def find(
         self, focus: LineFocus | None = None, progress: Progress | None = None
@@ -204,7 +169,7 @@ class CloneFinder:
         return saved
 
     # ------------------------------------------------------------------ state
-    def _state(self, language: str, progress: Progress | None) -> _LanguageState:
+    def _state(self, language: str, progress: Progress | None) -> LanguageState:
         sets = self.index.sets(language, progress)
         paths = [
             p
@@ -222,9 +187,20 @@ class CloneFinder:
             pair_cache_key = f"pairs:{language}:{sets.fingerprint}:{self.config.signature()}"
             similarity.cache = self.index.store.get(pair_cache_key) or {}
         trivial = trivial_shingles(sets.norm)
-        seeds = [FileSeeds.of(self.index.files[p].entry, trivial) for p in paths]
-        table = SeedTable.of(seeds, self.config.max_df)
-        state = _LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
+        entries = [self.index.files[p].entry for p in paths]
+        duplicates = duplicate_files([(p, self.index.files[p].sha) for p in paths])
+        dropped = overcopied_spans(
+            [None if i in duplicates else e for i, e in enumerate(entries)], self.config.max_df
+        )
+        seeds = [
+            without_spans(FileSeeds.of(entry, trivial), dropped.get(i, ()))
+            for i, entry in enumerate(entries)
+        ]
+        table = SeedTable.of(
+            [None if i in duplicates else s for i, s in enumerate(seeds)], self.config.max_df
+        )
+        state = LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
+        state.duplicates, state.dropped = duplicates, dropped
         self._states[language] = state
         return state
 
@@ -250,7 +226,7 @@ class CloneFinder:
             {k: v for k, v in copies.all_filtered().items() if v},
         )
 
-    def _persist(self, state: _LanguageState, copies: Copies) -> None:
+    def _persist(self, state: LanguageState, copies: Copies) -> None:
         """Save the pair scores of a full scan (only pairs among current regions)."""
         current = copies.digests
         cache = state.similarity.cache

@@ -6,8 +6,11 @@ paths and normalized contents of its locations), a ``score`` (the lowest similar
 to the class's representative), a ``type`` (``exact``, ``renamed`` or ``near``), its
 ``locations`` (path, 1-based inclusive ``start``/``end`` line and column, kind, name, tokens, and
 for a part of a unit the enclosing ``unit``), the index of the ``representative`` location, the
-scored ``pairs`` (the representative with each member), and ``copied``: the copied non-trivial
-tokens of the members, which times the similarity is what findings are ranked by.
+scored ``pairs`` (the representative with each member), ``copied``: the copied non-trivial
+tokens of the members, and since schema 3 its ``level`` (``copy``: worth a reviewer's time;
+``similar``: similar structure nobody would act on), the ``evidence`` for it, whether it is a
+``family`` of parallel units, and its ``weight``: what one refactoring removes, the best single
+copy's copied tokens times its raw CrystalBLEU, by which findings are ranked (copies first).
 """
 
 from __future__ import annotations
@@ -17,10 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LINES = "lines"
 """The kind of a location that is part of a unit (or of several)."""
-RANKING = "copied non-trivial tokens x similarity"
+COPY, SIMILAR = "copy", "similar"
+"""The levels of a finding: a copy worth a reviewer's time, or similar structure."""
+LEVELS = (COPY, SIMILAR)
+RANKING = (
+    "copies first, then similar structure; within a level, what one refactoring removes: "
+    "the best single copy's copied non-trivial tokens x its raw CrystalBLEU"
+)
 LineKey = tuple[str, int, int]
 """``(path, first line, last line)`` of a location."""
 EXACT, RENAMED, NEAR = "exact", "renamed", "near"
@@ -164,13 +173,20 @@ class Pair:
 
 @dataclass
 class Finding:
-    """A clone class: a representative location and its copies."""
+    """A clone class: a representative location and its copies (or a family of parallel units)."""
 
     language: str
     locations: list[Location]
     pairs: list[Pair]
     shared_ngrams: list[list[str]] = field(default_factory=list)
     representative: int = 0
+    level: str = COPY
+    """:data:`COPY` or :data:`SIMILAR` (see the module docstring)."""
+    evidence: list[str] = field(default_factory=list)
+    """Why the finding has its level, one short phrase each (``"18 of 20 lines identical"``)."""
+    family: bool = False
+    """A family of parallel units (each member is a unit, or lines of one, with its aligned
+    range), rather than copies of one piece of code."""
 
     @property
     def score(self) -> float:
@@ -186,6 +202,15 @@ class Finding:
     def gain(self) -> float:
         """What removing the copies saves: copied tokens times similarity, over the members."""
         return sum(p.copied * p.similarity for p in self.pairs)
+
+    @property
+    def weight(self) -> float:
+        """What one refactoring removes: the best pair's copied tokens times its raw CrystalBLEU.
+
+        Not a sum over the members, so a long copy made twice outranks a short tail repeated
+        in many files.
+        """
+        return max(p.copied * max(p.crystalbleu, 0.0) for p in self.pairs)
 
     @property
     def type(self) -> str:
@@ -216,6 +241,10 @@ class Finding:
             "language": self.language,
             "representative": self.representative,
             "copied": self.copied,
+            "weight": self.weight if exact else round(self.weight, 3),
+            "level": self.level,
+            "family": self.family,
+            "evidence": list(self.evidence),
             "locations": [loc.to_json() for loc in self.locations],
             "pairs": [p.to_json(exact) for p in self.pairs],
         }
@@ -238,17 +267,26 @@ class Finding:
             [Pair.from_json(p) for p in doc["pairs"]],
             doc.get("shared_ngrams", []),
             int(doc.get("representative", 0)),
+            str(doc.get("level", COPY)),
+            [str(e) for e in doc.get("evidence", [])],
+            bool(doc.get("family", False)),
         )
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Most copied code (times similarity) first, then larger clones, then by first location."""
+    """Copies before similar structure, then by :attr:`Finding.weight`, larger, first location."""
     return sorted(
         findings,
         key=lambda f: (
-            -round(f.gain, 6),
+            LEVELS.index(f.level) if f.level in LEVELS else len(LEVELS),
+            -round(f.weight, 6),
             -f.tokens,
             f.locations[0].path,
             f.locations[0].first_line,
         ),
     )
+
+
+def at_level(findings: list[Finding], show_all: bool) -> list[Finding]:
+    """The findings a report shows: copies, or (``show_all``) every level."""
+    return list(findings) if show_all else [f for f in findings if f.level == COPY]

@@ -107,6 +107,11 @@ SETTINGS: tuple[Setting, ...] = (
             low=2, high=10_000_000, why_low="a shingle must link two snippets"),
     Setting("sset_drift", FLOAT, 0.05, "rebuild the S sets when this fraction of tokens changed",
             low=0.0, high=1.0),
+    Setting("show_similar", BOOL, False, "also show findings of similar structure (families of "
+            "parallel code, declarations, parallel structure), not only copies, in reports, "
+            "diagnostics, the hook and agents' answers (JSON and SARIF always carry both)",
+            lsp="showSimilar", flags=("--show-similar",),
+            cli_help="also show findings of similar structure, not only copies"),
     Setting("enable", BOOL, True, "publish diagnostics", lsp="enable", server_only=True),
     Setting("severity", CHOICE, "information", "diagnostic severity", choices=SEVERITIES,
             lsp="severity", server_only=True),
@@ -115,6 +120,9 @@ SETTINGS: tuple[Setting, ...] = (
             server_only=True),
     Setting("debounce_ms", INT, 300, "wait after the last edit before checking, in ms", low=0,
             high=60_000, lsp="debounceMs", server_only=True),
+    Setting("max_diagnostics", INT, 20, "at most this many near-duplicate diagnostics per file, "
+            "the most telling first; a note counts the rest", low=1, high=100_000,
+            lsp="maxDiagnostics", server_only=True),
     Setting("references_outside_workspace", BOOL, False, "crystal/score may read reference "
             "files outside the workspace folders", lsp="referencesOutsideWorkspace",
             server_only=True),

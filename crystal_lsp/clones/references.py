@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from crystal_lsp.clones.candidates import candidate
-from crystal_lsp.clones.chains import ChainStats, chains_of, runs_of
+from crystal_lsp.clones.align.candidates import candidate
+from crystal_lsp.clones.align.chains import ChainStats, chains_of, runs_of
+from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.align.seeds import SEED
 from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.index import FileState
-from crystal_lsp.clones.regions import Region
-from crystal_lsp.clones.seeds import SEED
 from crystal_lsp.text.entries import GENERATED, OK, build_entry
 from crystal_lsp.text.fingerprints import text_sha
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from crystal_lsp.clones.finder import CloneFinder, LanguageResult
-from crystal_lsp.clones.findings import RANKING, SCHEMA_VERSION, Finding, sort_findings
+from crystal_lsp.clones.findings import COPY, RANKING, SCHEMA_VERSION, Finding, sort_findings
 from crystal_lsp.clones.index import RepoIndex, Snapshot
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.similarity import shared_ngrams
@@ -58,7 +58,7 @@ class ScanResult:
     """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 
     def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
-        """The documented JSON report (schema version 2)."""
+        """The documented JSON report (schema version 3: findings of every level)."""
         settings = asdict(self.config)
         settings.pop("extra", None)
         return {
@@ -72,6 +72,8 @@ class ScanResult:
                 "files": self.files,
                 "snippets": self.snippets,
                 "findings": len(self.findings),
+                "copies": sum(1 for f in self.findings if f.level == COPY),
+                "similar": sum(1 for f in self.findings if f.level != COPY),
                 "skipped": len(self.skipped),
                 "candidates": self.candidates,
                 "scored": self.scored,

@@ -42,7 +42,9 @@ __all__ = ["DECISION_VERSION", "DEFAULT_EXCLUDE", "SECTION", "ScanConfig", "load
 SECTION = "crystal-lsp"
 # Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
 # S sets, pair scores and results from an older crystal-lsp are never reused.
-DECISION_VERSION = 3
+DECISION_VERSION = 4
+DISPLAY_ONLY = ("show_similar",)
+"""Settings that choose what is shown of the findings: no part of the signature or caches."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class ScanConfig:
     """Shingles in more snippets than this are too common to retrieve candidates by."""
     sset_drift: float = default("sset_drift")
     """Rebuild the S sets when this fraction of a language's tokens changed since they were built."""
+    show_similar: bool = default("show_similar")
+    """Also show findings of similar structure, not only copies (display only)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -118,7 +122,7 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 5,
+                "format": 6,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }
@@ -128,6 +132,8 @@ class ScanConfig:
         """Digest of every result-affecting setting."""
         values = asdict(self)
         values.pop("extra", None)
+        for name in DISPLAY_ONLY:  # what is shown, not what is found
+            values.pop(name, None)
         values["entry"] = self.entry_signature()
         values["decision"] = DECISION_VERSION
         return _digest(values)

@@ -2,7 +2,7 @@
 
 The clone finder, its Dask engine, the language server (diagnostics, hover, automatic references)
 and the pre-commit hook (moves) all compare code the same way, through a :class:`Similarity`
-built from the settings and one language's two S sets (see :mod:`crystal_lsp.clones.index`):
+built from the settings and one language's two S sets (see :mod:`crystal_lsp.clones.index.repo`):
 
 * the **decision similarity**: CrystalBLEU of the normalized view (identifiers and literals
   abstracted, :mod:`crystal_lsp.text.views`) with the normalized S set, the lower of both
@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.clones.index.retrieval import Postings
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.ngrams import Profile

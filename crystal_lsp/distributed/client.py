@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, missing_extra
 from crystal_lsp.text.parallel import default_jobs
 from crystal_lsp.version import __version__
 
@@ -33,9 +33,7 @@ def import_distributed() -> Any:
         importlib.import_module("dask")
         return importlib.import_module("distributed")
     except ImportError as exc:
-        raise CrystalError(
-            f"--engine dask needs dask and distributed ({exc}): {INSTALL_HINT}"
-        ) from None
+        raise missing_extra("--engine dask", "dask", exc) from None
 
 
 def worker_info() -> dict[str, Any]:

@@ -23,14 +23,21 @@ class Duplicate(BaseModel):
     """Code of the repository that the checked snippet repeats."""
 
     original: Place
-    snippet_start_line: int
-    snippet_end_line: int
-    similarity: float = Field(description="CrystalBLEU of the normalized views (lower direction)")
-    crystalbleu: float = Field(description="raw-token CrystalBLEU")
-    type: str = Field(description="exact, renamed or near")
-    copied_tokens: int
+    snippet_start_line: int = Field(description="first line of your code that matches (1-based)")
+    snippet_end_line: int = Field(description="last line of your code that matches")
+    similarity: float = Field(
+        description="how similar, 0 to 1: CrystalBLEU with names and literals abstracted, so "
+        "that a renamed copy scores high (what the threshold is compared with)"
+    )
+    crystalbleu: float = Field(description="CrystalBLEU of the exact tokens (lower when renamed)")
+    type: str = Field(
+        description="exact (the same code), renamed (the same but for names and literals) or "
+        "near (edited)"
+    )
+    copied_tokens: int = Field(description="tokens of distinctive code both contain")
     shared_ngrams: list[list[str]] = Field(
-        description="non-trivial n-grams (not in S) both share; the evidence"
+        description="token sequences both contain that are not boilerplate of the language: "
+        "the evidence"
     )
     other_copies: int = Field(description="further copies of the same code in the repository")
 
@@ -42,9 +49,9 @@ class CheckResult(BaseModel):
     tokens: int
     duplicates: list[Duplicate]
     omitted: int = 0
-    advice: str
-    threshold: float
-    signature: str
+    advice: str = Field(description="what to do, in one sentence")
+    threshold: float = Field(description="the similarity from which code counts as a copy")
+    signature: str = Field(description="the settings behind the numbers (equal: comparable)")
     indexed_files: int
 
 
@@ -89,13 +96,13 @@ class CloneMember(BaseModel):
 
 
 class CloneClass(BaseModel):
-    """A clone class, compact."""
+    """A group of copies of one piece of code (a clone class), compact."""
 
-    id: str
-    type: str
+    id: str = Field(description="stable across commits while the copies stay")
+    type: str = Field(description="exact, renamed or near (edited)")
     language: str
-    score: float = Field(description="lowest similarity of a member to the representative")
-    copied_tokens: int
+    score: float = Field(description="lowest similarity of a copy to the first one listed")
+    copied_tokens: int = Field(description="distinctive tokens copied, over all copies")
     members: list[CloneMember]
     omitted_members: int = 0
 
@@ -141,7 +148,10 @@ class TriviallySharedResult(BaseModel):
     """``trivially_shared``: the n-grams CrystalBLEU ignores for a language."""
 
     language: str
-    source: str = Field(description="index (this repository), built-in, or none")
+    source: str = Field(
+        description="index (counted in this repository), built-in, or none (no code of the "
+        "language here and no built-in list)"
+    )
     k: int
     size: int
     fingerprint: str

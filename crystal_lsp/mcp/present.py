@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from crystal_lsp.clones.agent import agent_lines, agent_summary, what
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import Finding, Location, at_level
+from crystal_lsp.clones.reports.agent import agent_lines, agent_summary, what
 from crystal_lsp.clones.scan import ScanResult
 from crystal_lsp.clones.similarity import shared_ngrams
 from crystal_lsp.mcp.models import (
@@ -132,21 +132,31 @@ def scan_result(result: ScanResult, top: int, new_since: str | None) -> ScanTool
         cached=result.cached,
         signature=result.config.signature(),
     )
-    shown = result.findings[:top]
+    listed = at_level(result.findings, result.config.show_similar)
+    shown = listed[:top]
     return ScanToolResult(
         summary=summary,
         top=[clone_class(f) for f in shown],
-        omitted=len(result.findings) - len(shown),
+        omitted=len(listed) - len(shown),
         new_since=new_since,
     )
 
 
 def findings_text(
-    findings: Sequence[Finding], shown: int, files: int, threshold: float, summary: str = ""
+    findings: Sequence[Finding],
+    shown: int,
+    files: int,
+    threshold: float,
+    summary: str = "",
+    show_all: bool = False,
 ) -> str:
-    """The agent report (``--format agent``) of the first ``shown`` findings, then one summary."""
-    lines = agent_lines(findings[:shown])
-    if len(findings) > shown:
-        lines.append(f"... and {len(findings) - shown} more clone classes")
-    lines.append(summary or agent_summary(findings, files, threshold))
+    """The agent report (``--format agent``) of the first ``shown`` findings, then one summary.
+
+    ``findings``: every finding; those of :func:`at_level` are listed.
+    """
+    listed = at_level(list(findings), show_all)
+    lines = agent_lines(listed[:shown])
+    if len(listed) > shown:
+        lines.append(f"... and {len(listed) - shown} more findings")
+    lines.append(summary or agent_summary(findings, files, threshold, show_all=show_all))
     return "\n".join(lines)

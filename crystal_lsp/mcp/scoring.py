@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from crystal_lsp.errors import install_command
 from crystal_lsp.mcp.models import OrderStats, ReferenceScore, ScoreResult
 from crystal_lsp.mcp.workspace import ToolInputError, Workspace
 from crystal_lsp.metric.crystal import CrystalBLEU
@@ -173,7 +174,9 @@ def _ruby(
 ) -> tuple[float, str]:
     """RUBY of the code against the references, and its signature."""
     if "ruby" not in metric_names():
-        raise ToolInputError("metric ruby is not available (install crystal-lsp[ruby])")
+        raise ToolInputError(
+            f"metric ruby is not available: install the ruby extra with {install_command('ruby')}"
+        )
     language = crystal.language
     metric = make_metric(
         "ruby",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -42,15 +43,30 @@ MAX_REFERENCES = 20
 PROGRESS_SECONDS = 0.5
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
-    "crystal-lsp finds code that repeats code of this repository (CrystalBLEU on the normalized "
-    "view: renamed and edited copies too). Before adding a function, call check_duplication "
-    "with it; when it names an original, reuse that instead of adding the copy."
+    "crystal-lsp finds code that repeats code of this repository, also when it was renamed or "
+    "edited. Before adding a function, class or block, call check_duplication with it; when it "
+    "names an original, reuse or extend that code instead of adding a copy. Before changing a "
+    "file, file_clones lists the other copies of its code that may need the same change."
 )
 
-Code = Annotated[str, Field(min_length=1, max_length=MAX_CODE_CHARS, description="source code")]
-Language = Annotated[
-    str | None, Field(default=None, max_length=64, description="Pygments language name or alias")
+Code = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_CODE_CHARS,
+        description="the source code: a function, class or block (up to 200,000 characters)",
+    ),
 ]
+Language = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=64,
+        description="its language, e.g. python, java, typescript (default: from the file "
+        "name's extension when a path is given, else recognized from the code)",
+    ),
+]
+Top = "at most this many groups of copies, largest first"
 
 
 def _answer(model: BaseModel, text: str) -> CallToolResult:
@@ -87,6 +103,16 @@ async def _on_worker(ws: Workspace, ctx: Context[Any, Any], fn: Callable[..., T]
         raise ToolError(str(exc)) from None
 
 
+def _tool(server: MCPServer[Any], name: str) -> Callable[[Callable[..., Any]], Any]:
+    """Register a read-only tool; its description is its docstring, dedented."""
+
+    def register(fn: Callable[..., Any]) -> Any:
+        description = inspect.cleandoc(fn.__doc__ or "")
+        return server.tool(name=name, annotations=READ_ONLY, description=description)(fn)
+
+    return register
+
+
 def create_server(ws: Workspace) -> MCPServer[Any]:
     """An MCP server with the five tools over one workspace."""
     server: MCPServer[Any] = MCPServer(
@@ -98,21 +124,33 @@ def create_server(ws: Workspace) -> MCPServer[Any]:
 
 
 def _check_tool(server: MCPServer[Any], ws: Workspace) -> None:
-    @server.tool(name="check_duplication", annotations=READ_ONLY)
+    @_tool(server, "check_duplication")
     async def check_duplication(
         code: Code,
         ctx: Context[Any, Any],
         language: Language = None,
         path: Annotated[
             str | None,
-            Field(default=None, max_length=4096, description="where the code is or will go"),
+            Field(
+                default=None,
+                max_length=4096,
+                description="the file the code is in or will go to, relative to the repository "
+                "root (e.g. src/app/config.py): the code itself, already written there, is not "
+                "reported as its own copy",
+            ),
         ] = None,
-        max_results: Annotated[int, Field(ge=1, le=50)] = 10,
+        max_results: Annotated[
+            int, Field(ge=1, le=50, description="at most this many originals, closest first")
+        ] = 10,
     ) -> Annotated[CallToolResult, CheckResult]:
-        """Find the code of this repository that a snippet repeats (renamed and edited copies too).
+        """Use it before adding a function, class or block, and before committing generated code.
 
-        Returns aligned line ranges, similarity (CrystalBLEU of the normalized views), raw
-        CrystalBLEU, the shared non-trivial n-grams and one sentence saying what to reuse.
+        Tells whether the code repeats code this repository already has (also renamed or
+        edited) and names the original to reuse or extend.
+
+        Returns each original's file and lines, the lines of your code that match it, how
+        similar they are (0 to 1; 1 for the same code with other names), the distinctive code
+        both contain, and one sentence of advice.
         """
         rel = ws.confine(path) if path else None
         lang = ws.language_of(language, rel, code)
@@ -132,23 +170,33 @@ def _check_tool(server: MCPServer[Any], ws: Workspace) -> None:
 
 
 def _score_tool(server: MCPServer[Any], ws: Workspace) -> None:
-    @server.tool(name="score", annotations=READ_ONLY)
+    @_tool(server, "score")
     async def score(
         code: Code,
         ctx: Context[Any, Any],
         references: Annotated[
             list[Annotated[str, Field(max_length=MAX_CODE_CHARS)]] | Literal["auto"],
-            Field(description='reference solutions, or "auto": the closest code of the repository'),
+            Field(
+                description='reference solutions to compare with (1 to 20 texts), or "auto": '
+                "the most similar code of this repository"
+            ),
         ] = "auto",
         language: Language = None,
         metrics: Annotated[
             list[Literal["bleu", "crystalbleu", "ruby"]] | None,
-            Field(description="ruby adds RUBY (needs crystal-lsp[ruby])"),
+            Field(
+                description='BLEU and CrystalBLEU are always given; "ruby" adds RUBY (token, '
+                "syntax-tree and dependence-graph similarity; needs the ruby extra)"
+            ),
         ] = None,
     ) -> Annotated[CallToolResult, ScoreResult]:
-        """Score code against references with BLEU and CrystalBLEU (and RUBY when asked).
+        """Use it to measure how close code is to reference code (an AI suggestion to a solution).
 
-        Gives the per-order n-gram statistics and the signatures that make scores comparable.
+        Also for two implementations of one task.
+
+        Gives BLEU and CrystalBLEU (BLEU without the token sequences every program of the
+        language shares, so that boilerplate does not count as agreement), RUBY when asked, the
+        matches per n-gram length, and a signature naming the settings behind the numbers.
         """
         if isinstance(references, list) and not 1 <= len(references) <= MAX_REFERENCES:
             raise ToolError(f'references: give 1 to {MAX_REFERENCES} texts, or "auto"')
@@ -167,13 +215,25 @@ def _score_tool(server: MCPServer[Any], ws: Workspace) -> None:
 
 
 def _file_clones_tool(server: MCPServer[Any], ws: Workspace) -> None:
-    @server.tool(name="file_clones", annotations=READ_ONLY)
+    @_tool(server, "file_clones")
     async def file_clones(
-        path: Annotated[str, Field(min_length=1, max_length=4096)],
+        path: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=4096,
+                description="the file, relative to the repository root (e.g. src/app/config.py)",
+            ),
+        ],
         ctx: Context[Any, Any],
-        top: Annotated[int, Field(ge=1, le=100)] = 20,
+        top: Annotated[int, Field(ge=1, le=100, description=Top)] = 20,
     ) -> Annotated[CallToolResult, FileClonesResult]:
-        """The clone classes that have a copy in one file of the repository."""
+        """Use it before editing or refactoring a file: which of its code is copied elsewhere.
+
+        Lists the code of that file that is copied elsewhere in the repository, with the file
+        and lines of every other copy, so that a fix reaches all of them (or the copies are
+        merged into one).
+        """
         rel = ws.confine(path)
         touching = await _on_worker(ws, ctx, ws.file_findings, rel)
         shown = touching[:top]
@@ -184,13 +244,13 @@ def _file_clones_tool(server: MCPServer[Any], ws: Workspace) -> None:
             signature=ws.config.signature(),
         )
         copies = sum(len(f.pairs) for f in touching)
-        summary = f"crystal: {len(touching)} clone classes ({copies} copies) touch {rel}"
+        summary = f"crystal: {len(touching)} groups of copies ({copies} copies) have code in {rel}"
         text = present.findings_text(touching, top, 0, ws.config.threshold, summary)
         return _answer(result, text)
 
 
 def _scan_tool(server: MCPServer[Any], ws: Workspace) -> None:
-    @server.tool(name="scan", annotations=READ_ONLY)
+    @_tool(server, "scan")
     async def scan(
         ctx: Context[Any, Any],
         new_since: Annotated[
@@ -198,26 +258,49 @@ def _scan_tool(server: MCPServer[Any], ws: Workspace) -> None:
             Field(
                 default=None,
                 max_length=256,
-                description="only copies touching code changed since this git revision",
+                description="a git revision (e.g. origin/main, HEAD~3): only copies touching "
+                "code changed since it, what a branch or pull request adds (default: the whole "
+                "repository)",
             ),
         ] = None,
-        top: Annotated[int, Field(ge=1, le=100)] = 10,
+        top: Annotated[int, Field(ge=1, le=100, description=Top)] = 10,
     ) -> Annotated[CallToolResult, ScanToolResult]:
-        """Scan the repository for copies: the summary and the top findings, compact."""
+        """Use it to review a change or the whole repository for duplicated code.
+
+        Gives the groups of copies, the most copied code first, with their files and lines and
+        how many files were looked at. With new_since, only the copies a branch or pull request
+        adds or touches.
+        """
         scanned = await _on_worker(ws, ctx, ws.scan, new_since)
         result = present.scan_result(scanned, top, new_since)
-        text = present.findings_text(scanned.findings, top, scanned.files, ws.config.threshold)
+        text = present.findings_text(
+            scanned.findings,
+            top,
+            scanned.files,
+            ws.config.threshold,
+            show_all=ws.config.show_similar,
+        )
         return _answer(result, text)
 
 
 def _trivial_tool(server: MCPServer[Any], ws: Workspace) -> None:
-    @server.tool(name="trivially_shared", annotations=READ_ONLY)
+    @_tool(server, "trivially_shared")
     async def trivially_shared(
-        language: Annotated[str, Field(min_length=1, max_length=64)],
+        language: Annotated[
+            str, Field(min_length=1, max_length=64, description="a language, e.g. python")
+        ],
         ctx: Context[Any, Any],
-        top: Annotated[int, Field(ge=0, le=1000)] = 50,
+        top: Annotated[
+            int,
+            Field(ge=0, le=1000, description="how many of the most frequent to list (0: none)"),
+        ] = 50,
     ) -> Annotated[CallToolResult, TriviallySharedResult]:
-        """The trivially shared n-grams (the set S) that CrystalBLEU ignores for a language."""
+        """Use it to see what counts as boilerplate for a language, and so is never a copy.
+
+        The token sequences any two programs of the language share (such as ") ;" or
+        "self . assertEqual ("), which CrystalBLEU and the duplicate search ignore: why
+        look-alike code is not reported as a copy.
+        """
         lang = ws.language_of(language, None, "")
         sset, source = await _on_worker(ws, ctx, ws.sset, lang)
         ranked = sset.top(top)
@@ -230,7 +313,14 @@ def _trivial_tool(server: MCPServer[Any], ws: Workspace) -> None:
             ngrams=[TrivialNgram(ngram=list(g), count=int(c)) for g, c in ranked],
             omitted=len(sset) - len(ranked),
         )
-        text = f"S of {lang} ({source}): {len(sset)} n-grams, k {sset.k}; top {len(ranked)}: " + (
-            " | ".join(" ".join(g) for g, _ in ranked[:10]) or "(empty)"
+        where = {
+            "index": "counted in this repository",
+            "built-in": "the built-in list",
+            "none": "no code of it here, no built-in list",
+        }
+        text = (
+            f"{len(sset)} token sequences every {lang} program shares, ignored as boilerplate "
+            f"({where.get(source, source)}); most frequent: "
+            + (" | ".join(" ".join(g) for g, _ in ranked[:10]) or "(none)")
         )
         return _answer(result, text)

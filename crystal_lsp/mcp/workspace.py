@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.finder import CloneFinder
-from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.findings import Finding, at_level
 from crystal_lsp.clones.git import changed_lines
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.scan import ScanResult, run_scan
@@ -190,7 +190,8 @@ class Workspace:
         finally:
             self._only = None
             self.index.files.pop(SNIPPET_KEY, None)
-        for finding in found.findings if found is not None else []:
+        shown = at_level(found.findings, self.config.show_similar) if found is not None else []
+        for finding in shown:
             outcome.matches.append(SnippetMatch(finding, entry, language))
             for loc in finding.locations:
                 if loc.path != SNIPPET_KEY and loc.path in self.index.files:
@@ -228,7 +229,8 @@ class Workspace:
         scanned = self.scan()
         if path not in self.index.files:
             raise ToolInputError(f"{path}: not an indexed file of the repository")
-        return [f for f in scanned.findings if any(loc.path == path for loc in f.locations)]
+        shown = at_level(scanned.findings, self.config.show_similar)
+        return [f for f in shown if any(loc.path == path for loc in f.locations)]
 
     def sset(self, language: str) -> tuple[TriviallySharedSet, str]:
         """The raw-view S set of a language and where it comes from (worker thread)."""

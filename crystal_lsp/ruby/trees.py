@@ -23,6 +23,7 @@ import importlib
 from importlib import metadata
 from typing import Any, NamedTuple
 
+from crystal_lsp.errors import install_command
 from crystal_lsp.ruby.options import RubyOptions
 
 # Pygments' canonical language names -> the grammar package for them.
@@ -35,7 +36,6 @@ GRAMMARS = {
     "cpp": "tree_sitter_cpp",
     "go": "tree_sitter_go",
 }
-INSTALL_HINT = "pip install 'crystal-lsp[ruby]'"
 
 
 class Unbuilt(NamedTuple):
@@ -85,7 +85,10 @@ def _parser(language: str) -> Any:
         tree_sitter = importlib.import_module("tree_sitter")
         grammar = importlib.import_module(module_name)
     except ImportError:
-        return Unbuilt(f"tree-sitter or {module_name} is not installed ({INSTALL_HINT})")
+        return Unbuilt(
+            f"tree-sitter or {module_name} is not installed (install it with: "
+            f"{install_command('ruby')})"
+        )
     return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 
 

@@ -1,10 +1,9 @@
 """The alignment a hover shows: which lines of two copies correspond, side by side.
 
-Lines are compared by *shape* (:func:`crystal_lsp.clones.regions.line_shapes`: the line's tokens
-with names as ``ID`` and literals as ``LIT``), so a renamed line still corresponds to its
-original; lines of equal shape but different tokens are marked as renamed. Lines without tokens
-(blank, comments only) are left out. When a copy's indexed tokens do not match the text shown
-(the file changed since it was indexed), its lines are compared by their text instead.
+The alignment is the core's (:mod:`crystal_lsp.clones.reports.sidebyside`: lines matched by shape, so a
+renamed line still corresponds to its original); here the copies' lines come from the folder's
+index, or from their text when the indexed tokens do not match the text shown (the file changed
+since it was indexed).
 
 Long alignments show the differing rows first and their neighbours, gaps marked ``⋯``. Two
 forms: a unified diff from the other copy to this one (:func:`diff_excerpt`, one narrow column:
@@ -15,17 +14,39 @@ columns, this copy on the left, the other on the right, one mark per row (:func:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.findings import Location
-from crystal_lsp.clones.regions import line_shapes
+from crystal_lsp.clones.reports.sidebyside import (
+    CHANGED,
+    HERE_ONLY,
+    RENAMED,
+    SAME,
+    THERE_ONLY,
+    Line,
+    Row,
+    align,
+    shaped_lines,
+    text_lines,
+)
 
 if TYPE_CHECKING:
     from crystal_lsp.server.workspace import Folder
 
-SAME, RENAMED, CHANGED, HERE_ONLY, THERE_ONLY = " ", "~", "!", "+", "-"
+__all__ = [
+    "CHANGED",
+    "HERE_ONLY",
+    "LEGEND",
+    "RENAMED",
+    "SAME",
+    "THERE_ONLY",
+    "Line",
+    "Row",
+    "align",
+    "excerpt",
+    "lines_of",
+    "pick",
+]
 LEGEND = (
     f"`{RENAMED}` renamed (same shape, other names or literals), `{CHANGED}` changed, "
     f"`{HERE_ONLY}` only in this copy, `{THERE_ONLY}` only in the other copy"
@@ -38,28 +59,6 @@ DIFF_WIDTH = 64
 HOVER_ROWS = 6
 """Corresponding lines a hover shows (a renamed or changed one takes two lines of the diff)."""
 GAP = "⋯"
-ALIKE = 0.5
-"""Lines of a differing stretch are paired as changed when their shapes are this alike."""
-
-
-@dataclass(frozen=True)
-class Line:
-    """A line of a copy that holds tokens."""
-
-    number: int
-    """1-based line number in its file."""
-    shape: str
-    tokens: str
-    """Its tokens (or, without tokens, its whitespace-normalized text): equal means identical."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of the alignment: a line of this copy, of the other, or of both."""
-
-    mark: str
-    here: int | None
-    there: int | None
 
 
 def lines_of(folder: Folder, location: Location, text: str | None) -> list[Line]:
@@ -74,46 +73,8 @@ def lines_of(folder: Folder, location: Location, text: str | None) -> list[Line]
             for i in (span.start, span.end - 1)
         )
         if ok:
-            out = []
-            shapes = line_shapes(heavy, span.start, span.end)
-            for k, (first, shape) in enumerate(shapes):
-                last = shapes[k + 1][0] if k + 1 < len(shapes) else span.end
-                raw = "\0".join(heavy.texts[first:last])
-                out.append(Line(heavy.lines[first] + 1, shape, raw))
-            return out
-    lines = text.split("\n")
-    out = []
-    for number in range(location.first_line, min(location.last_line, len(lines)) + 1):
-        words = " ".join(lines[number - 1].split())
-        if words:
-            out.append(Line(number, words, words))
-    return out
-
-
-def align(here: list[Line], there: list[Line]) -> list[Row]:
-    """The rows of two copies' lines matched by shape (this copy is ``a``, the other ``b``)."""
-    matcher = SequenceMatcher(None, [x.shape for x in here], [x.shape for x in there], False)
-    rows: list[Row] = []
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op == "equal":
-            for x, y in zip(here[a0:a1], there[b0:b1]):
-                mark = SAME if x.tokens == y.tokens else RENAMED
-                rows.append(Row(mark, x.number, y.number))
-            continue
-        paired = min(a1 - a0, b1 - b0) if op == "replace" else 0
-        for x, y in zip(here[a0 : a0 + paired], there[b0 : b0 + paired]):
-            if _alike(x.shape, y.shape):
-                rows.append(Row(CHANGED, x.number, y.number))
-            else:
-                rows += [Row(HERE_ONLY, x.number, None), Row(THERE_ONLY, None, y.number)]
-        rows += [Row(HERE_ONLY, x.number, None) for x in here[a0 + paired : a1]]
-        rows += [Row(THERE_ONLY, None, y.number) for y in there[b0 + paired : b1]]
-    return rows
-
-
-def _alike(a: str, b: str) -> bool:
-    """Whether two line shapes are alike enough to be shown as one changed line."""
-    return SequenceMatcher(None, a.split(), b.split(), False).ratio() >= ALIKE
+            return shaped_lines(heavy, span.start, span.end)
+    return text_lines(text, location.first_line, location.last_line)
 
 
 def pick(rows: list[Row], limit: int = MAX_ROWS) -> list[int]:

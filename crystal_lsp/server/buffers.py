@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from crystal_lsp.clones.copies.grouping import components
 from crystal_lsp.clones.findings import Finding, sort_findings
-from crystal_lsp.clones.grouping import components
 from crystal_lsp.text.incremental import IncrementalEntry
 
 

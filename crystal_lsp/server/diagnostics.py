@@ -1,14 +1,17 @@
-"""Findings of one document as LSP diagnostics.
+"""Findings of one document as LSP diagnostics: one per copy and file, the most telling first.
 
-Every copy in the document that belongs to a clone class gets one diagnostic: code
-``near-duplicate``, source ``crystal``, a message naming the other copy it is compared with (for
-a member of the class its representative, for the representative its most similar member) with
-the similarity and CrystalBLEU of the pair, ``relatedInformation`` listing every other copy, and
-``data`` carrying the finding id, the score, the clone type and the signature of the scores.
+Every finding with a location in the document gets one diagnostic (at its first location there):
+code ``near-duplicate``, source ``crystal``, a message naming the other copy it is compared with
+(for a member of the class its representative, for the representative its most similar member)
+with the similarity and CrystalBLEU of the pair and the evidence (``18 of 20 lines identical``),
+``relatedInformation`` listing every other copy (a unit copied whole: its full range too), and
+``data`` carrying the finding id, the score, the clone type, the level and the signature.
 
-The diagnostic underlines the copy's whole aligned range, or with ``crystalLsp.underline``
-``firstLine`` only its first line (less noise for long copies; hover and code actions still
-cover the whole range).
+Findings come in rank order; findings of similar structure only with ``crystalLsp.showSimilar``,
+and at most ``crystalLsp.maxDiagnostics`` of them, a note on the first line counting the rest.
+A unit copied whole (a function, a class) is underlined on its header line; lines of a unit on
+their aligned range, or with ``crystalLsp.underline`` ``firstLine`` only its first line (hover
+and code actions still cover the whole range).
 """
 
 from __future__ import annotations
@@ -18,13 +21,22 @@ from typing import Any
 
 from lsprotocol import types
 
-from crystal_lsp.clones.findings import Finding, Location, Pair
+from crystal_lsp.clones.findings import (
+    COPY,
+    LINES,
+    Finding,
+    Location,
+    Pair,
+    at_level,
+    display_path,
+)
 from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
 
 CODE = "near-duplicate"
+MORE = "near-duplicate-limit"
 SOURCE = "crystal"
 RANGE, FIRST_LINE = "range", "firstLine"
 SEVERITY = {
@@ -79,20 +91,36 @@ def first_line(index: TextIndex, rng: types.Range) -> types.Range:
     )
 
 
-def flags_of(result: DocResult, index: TextIndex, underline: str = RANGE) -> list[Flag]:
-    """The document's flagged snippets, in document order (``underline``: see the module)."""
+def flags_of(
+    result: DocResult,
+    index: TextIndex,
+    underline: str = RANGE,
+    show_similar: bool = False,
+    limit: int | None = None,
+) -> tuple[list[Flag], int]:
+    """The document's flagged copies in document order, and how many more the limit left out.
+
+    One flag per finding (its first location in the document), findings in rank order, those
+    of similar structure only with ``show_similar``; ``underline``: see the module docstring.
+    """
     flags = []
-    for finding in result.findings:
-        for i, location in enumerate(finding.locations):
-            if location.path != result.path:
-                continue
-            start = index.offset(location.first_line, location.first_col)
-            end = max(start, index.end_offset(location.last_line, location.last_col))
-            rng = types.Range(start=index.position(start), end=index.position(end))
-            shown = first_line(index, rng) if underline == FIRST_LINE else rng
-            flags.append(Flag(finding, i, rng, start, end, shown))
-    flags.sort(key=lambda f: (f.start, f.end, f.finding.id))
-    return flags
+    findings = at_level(result.findings, show_similar)
+    for finding in findings:
+        mine = [i for i, loc in enumerate(finding.locations) if loc.path == result.path]
+        if not mine:
+            continue
+        i = min(mine, key=lambda k: finding.locations[k].first_line)
+        location = finding.locations[i]
+        start = index.offset(location.first_line, location.first_col)
+        end = max(start, index.end_offset(location.last_line, location.last_col))
+        rng = types.Range(start=index.position(start), end=index.position(end))
+        whole = location.kind not in (LINES,)
+        shown = first_line(index, rng) if underline == FIRST_LINE or whole else rng
+        flags.append(Flag(finding, i, rng, start, end, shown))
+    more = max(0, len(flags) - limit) if limit is not None else 0
+    kept = flags[: len(flags) - more]
+    kept.sort(key=lambda f: (f.start, f.end, f.finding.id))
+    return kept, more
 
 
 def signature_of(folder: Folder, language: str) -> str:
@@ -140,26 +168,53 @@ def message_of(flag: Flag) -> str:
     """The diagnostic message of a flagged copy: the copy it is compared with, and how alike.
 
     ``Near-duplicate (similarity 0.93, CrystalBLEU 0.61) of lines 12-30 of function parse in
-    a.py:12``; when only the first line is underlined, the copy's own lines follow.
+    a.py:12: 18 of 20 lines identical``; ``Similar structure (...)`` for a finding of that level;
+    when only the first line is underlined, the copy's own lines follow.
     """
     pair = flag.best_pair()
     other = flag.finding.locations[flag.other(pair)]
     what = other.describe()
+    head = "Near-duplicate" if flag.finding.level == COPY else "Similar structure"
     message = (
-        f"Near-duplicate (similarity {pair.similarity:.2f}, CrystalBLEU "
-        f"{max(pair.crystalbleu, 0.0):.2f}) of {what + ' in ' if what else ''}{other.label()}"
+        f"{head} (similarity {pair.similarity:.2f}, CrystalBLEU "
+        f"{max(pair.crystalbleu, 0.0):.2f}) of {display_path(what) + ' in ' if what else ''}"
+        f"{other.label()}"
     )
+    if flag.finding.evidence:
+        message += ": " + "; ".join(flag.finding.evidence)
     if flag.underline != flag.range:
         here = flag.here
         message += f" (this copy: lines {here.first_line}-{here.last_line})"
     return message
 
 
+def more_note(more: int, limit: int) -> types.Diagnostic:
+    """The note on the first line counting the copies ``maxDiagnostics`` left out."""
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(0, 0)),
+        message=f"{more} more near-duplicate{'s' if more != 1 else ''} in this file are not "
+        f"shown (crystalLsp.maxDiagnostics is {limit}); crystal-lsp scan lists them all",
+        severity=types.DiagnosticSeverity.Information,
+        code=MORE,
+        source=SOURCE,
+    )
+
+
 def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelatedInformation]:
-    """Every other copy of the class, with its similarity to this one when they are a pair."""
+    """Every other copy of the class, with its similarity to this one when they are a pair.
+
+    When only a line of the copy is underlined (a unit copied whole, its header line), the
+    copy's own full range comes first.
+    """
     finding = flag.finding
     similarity = {flag.other(p): p.similarity for p in finding.pairs if flag.location in (p.a, p.b)}
     related = []
+    if flag.underline != flag.range:
+        here = ranges.resolve(flag.here)
+        if here is not None:
+            lines = f"lines {flag.here.first_line}-{flag.here.last_line}"
+            message = f"this copy: {display_path(flag.here.describe()) or lines} ({lines})"
+            related.append(types.DiagnosticRelatedInformation(location=here, message=message))
     for j, location in enumerate(finding.locations):
         if j == flag.location:
             continue
@@ -197,6 +252,7 @@ def diagnostics_of(
             "findingId": finding.id,
             "score": round(flag.best_pair().similarity, 6),
             "type": finding.type,
+            "level": finding.level,
             "settings": settings,
         }
         related = related_of(flag, ranges)

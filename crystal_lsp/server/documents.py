@@ -19,8 +19,9 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 
 from crystal_lsp.server.buffers import DocResult, DocumentSnapshot
-from crystal_lsp.server.diagnostics import Flag, diagnostics_of, flags_of
+from crystal_lsp.server.diagnostics import Flag, diagnostics_of, flags_of, more_note
 from crystal_lsp.server.positions import TextIndex
+from crystal_lsp.server.settings import Settings
 from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder, submit
 
@@ -134,7 +135,7 @@ class Documents:
         codec = self.server.workspace.position_codec
         started = time.perf_counter()
         result, index, flags, diagnostics = await submit(
-            folder, _diagnose, folder, snapshot, settings.severity, settings.underline, codec
+            folder, _diagnose, folder, snapshot, settings, codec
         )
         log.debug(
             "checked %s v%s in %.1f ms",
@@ -215,7 +216,7 @@ class Documents:
 
 
 def _diagnose(
-    folder: Folder, snapshot: DocumentSnapshot, severity: str, underline: str, codec: Any
+    folder: Folder, snapshot: DocumentSnapshot, settings: Settings, codec: Any
 ) -> tuple[DocResult, TextIndex | None, list[Flag], list[types.Diagnostic]]:
     """Check a document and build its diagnostics (worker thread)."""
     delay = os.environ.get(CHECK_DELAY_ENV)
@@ -225,5 +226,9 @@ def _diagnose(
     if result.skip is not None:
         return result, None, [], []
     index = TextIndex(snapshot.text, codec)
-    flags = flags_of(result, index, underline)
-    return result, index, flags, diagnostics_of(folder, result, flags, severity, codec)
+    limit = settings.max_diagnostics
+    flags, more = flags_of(result, index, settings.underline, folder.config.show_similar, limit)
+    diagnostics = diagnostics_of(folder, result, flags, settings.severity, codec)
+    if more:
+        diagnostics.append(more_note(more, limit))
+    return result, index, flags, diagnostics

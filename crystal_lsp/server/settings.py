@@ -43,6 +43,8 @@ class Settings:
     debounce_ms: int = DEFAULTS["debounceMs"]
     references_outside_workspace: bool = DEFAULTS["referencesOutsideWorkspace"]
     """Whether ``crystal/score`` may read reference files outside the workspace folders."""
+    max_diagnostics: int = DEFAULTS["maxDiagnostics"]
+    """At most this many near-duplicate diagnostics per file (a note counts the rest)."""
     insertions: bool = DEFAULTS["insertions"]
     """Whether blocks landing in one edit are scored (:mod:`crystal_lsp.server.insertions`)."""
     insertion_min_lines: int = DEFAULTS["insertionMinLines"]
@@ -110,6 +112,7 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
         underline=values["underline"],
         debounce_ms=values["debounceMs"],
         references_outside_workspace=values["referencesOutsideWorkspace"],
+        max_diagnostics=values["maxDiagnostics"],
         insertions=values["insertions"],
         insertion_min_lines=values["insertionMinLines"],
         insertion_threshold=values["insertionThreshold"],

@@ -20,7 +20,6 @@ The index lives in the same on-disk cache as ``crystal-lsp scan`` and the pre-co
 from __future__ import annotations
 
 import asyncio
-import bisect
 import logging
 import os
 import time
@@ -34,6 +33,7 @@ from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import Finding, Location
 from crystal_lsp.clones.index import FileState, RepoIndex
+from crystal_lsp.clones.reports.sidebyside import token_span
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
@@ -446,14 +446,10 @@ class Folder:
         except CrystalError as exc:
             log.debug("no tokens for %s: %s", location.label(), exc)
             return None
-        offsets = heavy.line_offsets
-        if not heavy.starts or not 1 <= location.first_line <= location.last_line <= len(offsets):
+        tokens = token_span(heavy, location)
+        if tokens is None:
             return None
-        begin = offsets[location.first_line - 1] + location.first_col - 1
-        end = offsets[location.last_line - 1] + location.last_col
-        start, stop = bisect.bisect_left(heavy.starts, begin), bisect.bisect_left(heavy.starts, end)
-        if start >= stop:
-            return None
+        start, stop = tokens
         exact = text_sha(heavy.texts[start:stop]) == location.sha
         return Span(heavy, start, stop, exact)
 

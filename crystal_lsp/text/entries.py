@@ -39,7 +39,9 @@ _GENERATED = re.compile(
     r"^\W*(?:this (?:file|code|module|class) (?:is|was|has been) )?"
     r"(?:automatically |auto-?|machine[- ])generated\b|"
     r"^\W*(?:this (?:file|code|module|class) (?:is|was|has been) )?(?:code )?"
-    r"generated (?:by|from|with|using)\b",
+    r"generated (?:by|from|with|using)\b|"
+    # a transpiler's header: "// Three.js Transpiler", "# transpiled from foo.glsl"
+    r"^\W{1,4}(?:[\w.\-]+ ){0,3}transpil(?:er|ed)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _SUPPRESS = re.compile(r"crystal:\s*ignore(?!-file)")
@@ -258,13 +260,20 @@ def build_entry(
     replaced: int = 0,
 ) -> Entry:
     """Tokenize a file and extract its snippets, shingles and suppressions."""
+    lang, heavy = lex_file(path, source, language)
+    sizes = (min_tokens, min_lines)
+    return assemble_entry(lang, source, heavy, sizes, replaced=replaced)
+
+
+def lex_file(path: str, source: str, language: str | None) -> tuple[str, Heavy]:
+    """A file's language (canonical name) and tokens, as the index lexes it."""
     lexer = resolve_lexer(language, path, source, guess=False)
     tokens = lex(source, lexer)
     cats = categories(tokens.texts, tokens.types)
     lines = token_lines(tokens.starts, source)
-    heavy = Heavy(tokens.texts, cats, tokens.starts, lines, line_starts(source))
-    sizes = (min_tokens, min_lines)
-    return assemble_entry(canonical_name(lexer), source, heavy, sizes, replaced=replaced)
+    return canonical_name(lexer), Heavy(
+        tokens.texts, cats, tokens.starts, lines, line_starts(source)
+    )
 
 
 DigestLookup = Callable[[int, int], "tuple[str, str] | None"]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Python environment, lint, types and the whole pytest suite (unit, e2e, hooks, real clients).
+# Python environment, lint, types and the whole pytest suite (unit, e2e, hooks, real clients),
+# in parallel on every core.
 set -euo pipefail
 cd "${CRYSTAL_REPO:-$(dirname "$0")/../..}"
 PYTHON=${PYTHON:-python3}
@@ -14,6 +15,8 @@ bash tests/ci/system-packages.sh
 "$VENV/bin/ruff" format --check crystal_lsp hooks tests bench
 "$VENV/bin/mypy"
 "$VENV/bin/mypy" hooks
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests
+# on every core (pytest-xdist; idle workers take tests from busy ones; CRYSTAL_TEST_WORKERS=0: one process)
+workers=${CRYSTAL_TEST_WORKERS:-auto}
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist worksteal tests
 # and the unit suite once more on the pure-Python fallback alone
-CRYSTAL_LSP_PURE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/unit
+CRYSTAL_LSP_PURE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist worksteal tests/unit

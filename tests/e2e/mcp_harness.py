@@ -73,11 +73,15 @@ def text_of(result: CallToolResult) -> str:
 
 
 def raw_exchange(
-    root: Path, cache: Path, messages: list[dict[str, Any]], last_id: int
+    root: Path,
+    cache: Path,
+    messages: list[dict[str, Any]],
+    last_id: int,
+    env: dict[str, str] | None = None,
 ) -> list[str]:
     """Send JSON-RPC lines to a fresh server and return its stdout lines up to the answer of
-    request ``last_id`` (then close its stdin and let it exit)."""
-    env = {**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache)}
+    request ``last_id`` (then close its stdin and let it exit); ``env`` adds variables."""
+    env = {**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache), **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", "-vv"],
         stdin=subprocess.PIPE,

@@ -144,6 +144,7 @@ def _fresh_scan_flags(root: Path, cache: Path) -> list[tuple[str, int]]:
     )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

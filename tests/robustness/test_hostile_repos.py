@@ -189,7 +189,8 @@ def test_17_plot_without_matplotlib_fails_before_the_build(repo: Path, cache: Pa
         env={"PYTHONPATH": str(blocker)},
     )
     assert done.returncode == 2, done.stderr
-    assert b"--plot needs matplotlib" in done.stderr
+    assert b"--plot needs the plot extra (not installed); install it with: " in done.stderr
+    assert done.stderr.rstrip().endswith(b"[plot]'")
     assert not (repo / "s.json").exists()
 
 

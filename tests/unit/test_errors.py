@@ -134,3 +134,48 @@ def test_strict_utf8_stdout_prints_undecodable_names(tmp_path: os.PathLike[str])
     )
     out, err = child.communicate(timeout=60)
     assert (child.returncode, out, err) == (0, b"caf\\udce9.py\n", b"")
+
+
+def test_install_command_names_this_interpreter_and_checkout() -> None:
+    from crystal_lsp.errors import install_command
+
+    command = install_command("mcp")
+    assert command.startswith(f"{sys.executable} -m pip install ")
+    # the test venv is an editable install of this checkout
+    checkout = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert command.endswith(f"-e '{checkout}[mcp]'") or command.endswith(f"'{checkout}[mcp]'")
+
+
+def test_a_missing_extra_says_the_command_that_installs_it(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as without the extra: the SDK is not there
+    import importlib.util
+
+    from crystal_lsp.errors import install_command
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
+    )
+    code = cli_main.main(["mcp", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith("crystal-lsp: error: crystal-lsp mcp needs the mcp extra (")
+    assert err.rstrip().endswith(f"; install it with: {install_command('mcp')}")
+
+
+def test_install_command_without_a_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from crystal_lsp.errors import install_command
+
+    class Wheel:
+        def read_text(self, name: str) -> str:
+            return '{"url": "https://example.org/crystal_lsp-0.1.0-py3-none-any.whl"}'
+
+    monkeypatch.setattr(metadata, "distributions", lambda name: [Wheel()])
+    monkeypatch.setattr(os.path, "isfile", lambda path: False)
+    assert install_command("dask").endswith(
+        "-m pip install '.[dask]' (in the crystal-lsp checkout)"
+    )

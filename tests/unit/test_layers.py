@@ -156,3 +156,76 @@ def test_imports_are_read() -> None:
     assert "crystal_lsp.clones.similarity" in found
     found = {name for name, _, _ in imports_of(REPO / "hooks" / "clone_check.py")}
     assert any(name.startswith("crystal_lsp_hooks") or name.startswith("hooks") for name in found)
+
+
+# The clone layer's own order: what a finding is made of comes before what makes it, and the
+# orchestration (finder, search, scan, ...) before the reports that render its results.
+CLONES_ORDER = ("index", "align", "copies", "top", "reports")
+
+
+def _clones_part(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["crystal_lsp", "clones"] or len(parts) < 3:
+        return None
+    return parts[2] if parts[2] in CLONES_ORDER else "top"
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in (PACKAGE / "clones").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_clone_layer_sub_packages_import_downwards(path: Path) -> None:
+    """index -> align -> copies -> the orchestration (finder, search, scan, ...) -> reports.
+
+    The modules at the top of ``clones`` that the sub-packages build on (settings, options,
+    store, similarity, findings, files, git, globs) may be imported from anywhere.
+    """
+    me = _clones_part(_module_name(path))
+    if me is None:
+        return
+    foundation = {"settings", "options", "store", "similarity", "findings", "files", "git", "globs"}
+    problems = []
+    for name, line, _ in imports_of(path):
+        target = _clones_part(name)
+        if target is None or (target == "top" and name.split(".")[2] in foundation):
+            continue
+        where = f"{path.relative_to(REPO)}:{line} imports {name}"
+        if CLONES_ORDER.index(target) > CLONES_ORDER.index(me):
+            problems.append(f"{where} ({me} comes before {target})")
+    assert not problems, "\n".join(problems)
+
+
+def _core_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in MODULES:
+        me = _module_name(path)
+        if _layer(me) not in CORE:
+            continue
+        graph[me] = {n for n, _, _ in imports_of(path) if _layer(n) in CORE and n != me}
+    return graph
+
+
+def test_no_import_cycle_in_the_clone_layer() -> None:
+    """No module of clones reaches itself through imports (type-only imports too)."""
+    graph = {
+        m: {n for n in g if n.startswith("crystal_lsp.clones")}
+        for m, g in _core_graph().items()
+        if m.startswith("crystal_lsp.clones")
+    }
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)

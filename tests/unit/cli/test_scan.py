@@ -25,6 +25,7 @@ from scan_samples import (
 
 import crystal_lsp
 from crystal_lsp.cli.main import main
+from crystal_lsp.clones.findings import RANKING
 from crystal_lsp.clones.store import repo_cache_dir
 
 SCHEMA = json.loads(
@@ -76,7 +77,8 @@ def clean(tmp_path: pathlib.Path) -> pathlib.Path:
 def test_exit_0_when_clean(clean: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(["scan", str(clean)], capsys)
     assert (code, err) == (0, "")
-    assert "0 clone classes (0 copies) in 2 files, 2 snippets, threshold 0.6" in out
+    assert out.startswith("crystal-lsp: 0 copies worth a look (0 locations) in 2 files\n")
+    assert "threshold 0.6, signature " in out
 
 
 def test_exit_1_with_findings(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -257,7 +259,7 @@ def test_demo_finds_the_four_planted_copies(capsys: pytest.CaptureFixture[str]) 
 def test_json_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, doc = run_json(["scan", str(repo)], capsys)
     assert code == 1
-    assert doc["version"] == 2 and doc["tool"]["version"] == crystal_lsp.__version__
+    assert doc["version"] == 3 and doc["tool"]["version"] == crystal_lsp.__version__
     assert doc["root"] == str(repo)
     (finding,) = doc["findings"]
     assert finding["type"] == "near" and finding["language"] == "python"
@@ -274,14 +276,19 @@ def test_json_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
         "files": 3,
         "snippets": 6,
         "findings": 1,
+        "copies": 1,
+        "similar": 0,
         "skipped": 2,
         "candidates": doc["summary"]["candidates"],
         "scored": doc["summary"]["scored"],
         "cached": False,
         "baselined": 0,
         "filtered": doc["summary"]["filtered"],
-        "ranking": "copied non-trivial tokens x similarity",
+        "ranking": RANKING,
     }
+    assert finding["level"] == "copy" and finding["family"] is False
+    assert finding["evidence"] and "lines identical" in finding["evidence"][-1]
+    assert finding["weight"] == max(p["copied"] * p["crystalbleu"] for p in finding["pairs"])
     assert doc["skipped"] == [
         {"path": "README.md", "reason": "not code (markdown)"},
         {"path": "assets/logo.png", "reason": "binary file"},
@@ -307,17 +314,23 @@ def test_text_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
     near_start = module(IMPORTS).count("\n") + 3
     n = ORIGINAL.count("\n")
     rep = f"shop/invoices.py:{start}-{start + n - 1}"
-    assert lines[0].startswith(f"[1] near copies of {rep} (function tally_invoices), python, ")
-    assert "3 locations, lowest similarity 0." in lines[0] and lines[0].endswith("copied tokens")
-    assert lines[1] == f"  {rep}  function tally_invoices  (representative)"
-    assert lines[2].startswith(f"  shop/near.py:{near_start}-{near_start + n - 1}  function tally_")
-    assert "  similarity 0." in lines[2] and "CrystalBLEU" in lines[2]
-    assert lines[3].startswith(
+    # the summary first, then the findings, the skipped files last
+    assert lines[0] == "crystal-lsp: 1 copy worth a look (3 locations) in 3 files"
+    assert lines[1].startswith("ranked: copies first, then similar structure")
+    assert "signature " in out and "python S " in out
+    at = lines.index("") + 1
+    assert lines[at].startswith(f"[1] near copy of {rep} (function tally_invoices), python, ")
+    assert lines[at].endswith("3 locations")
+    assert "lines identical" in lines[at + 1]
+    assert lines[at + 2] == f"  {rep}  function tally_invoices  (representative)"
+    assert lines[at + 3].startswith(
+        f"  shop/near.py:{near_start}-{near_start + n - 1}  function tally_"
+    )
+    assert "  similarity 0." in lines[at + 3] and "CrystalBLEU" in lines[at + 3]
+    assert lines[at + 4].startswith(
         f"  shop/orders.py:{start}-{start + n - 1}  function summarize_orders  similarity 1.000"
     )
-    assert "ranked by copied non-trivial tokens x similarity" in out
-    assert "1 clone classes (3 copies) in 3 files, 6 snippets, threshold 0.6" in out
-    assert "signature " in out and "python S " in out
+    assert out.index("[1] ") < out.index("files not indexed")
     assert "2 files not indexed: 1 not code, 1 binary file" in out
     assert "  skipped assets/logo.png: binary file" in out
     assert "skipped README.md" not in out  # not-code files only with --show-skipped
@@ -347,7 +360,7 @@ def test_output_file(
     assert list(VALIDATOR.iter_errors(doc)) == [] and len(doc["findings"]) == 1
     text = tmp_path / "report.txt"
     assert run(["scan", str(repo), "-o", str(text)], capsys)[1] == ""
-    assert text.read_text().startswith("[1] near copies")
+    assert text.read_text().startswith("crystal-lsp: 1 copy worth a look")
     sarif = tmp_path / "report.sarif"
     assert run(["scan", str(repo), "--format", "sarif", "-o", str(sarif)], capsys)[0] == 1
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
@@ -578,7 +591,12 @@ def test_agent_format_is_one_line_per_copy_and_one_summary(
     assert copies[0].startswith(f"{rep['path']}:{rep['start']['line']}-{rep['end']['line']} ~ ")
     assert f"similarity {first['pairs'][0]['similarity']:.2f} (" in copies[0]
     summary = lines[-1]
-    assert summary.startswith(f"crystal: {len(copies)} copies in {len(doc['findings'])} clone")
+    shown = [f for f in doc["findings"] if f["level"] == "copy"]
+    locations = sum(len(f["locations"]) for f in shown)
+    assert summary.startswith(
+        f"crystal: {len(shown)} cop{'y' if len(shown) == 1 else 'ies'} worth a look "
+        f"({locations} locations) in "
+    )
     assert f"{doc['summary']['skipped']} files not indexed" in summary
     assert "\x1b" not in out
 

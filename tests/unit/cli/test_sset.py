@@ -163,4 +163,5 @@ def test_plot_without_matplotlib_is_a_usage_error(
     capsys.readouterr()
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     code, _, err = run(["sset", "show", str(target), "--plot", str(tmp_path / "x.png")], capsys)
-    assert code == 2 and "pip install 'crystal-lsp[plot]'" in err
+    assert code == 2 and "--plot needs the plot extra (matplotlib); install it with: " in err
+    assert err.rstrip().endswith("[plot]'")

@@ -12,8 +12,11 @@ similarities -- whether they come from
 * the language server's finder (:func:`crystal_lsp.server.workspace.buffer_finder`), on the
   file as indexed and on the file's content as an unsaved buffer (an override indexed under
   ``"\\0" + path``, shadowing an older version on disk),
+* the MCP server's answer for the file (:meth:`crystal_lsp.mcp.workspace.Workspace.file_findings`),
 * the engine scan (:func:`crystal_lsp.distributed.scan.run_scan_on_engine`): the local engine,
   which ships pairs in chunks to worker processes, and a Dask cluster when Dask is installed.
+
+The level and evidence of each finding agree too.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ FILES = {
 }
 
 Where = tuple[str, int, int]
-Key = tuple[tuple[Where, ...], tuple[float, ...], Where]
+Key = tuple[tuple[Where, ...], tuple[float, ...], Where, str, tuple[str, ...]]
 
 
 def keys(findings: Iterable[Finding], path: str = FOCUS) -> list[Key]:
@@ -119,13 +122,16 @@ def keys(findings: Iterable[Finding], path: str = FOCUS) -> list[Key]:
         if not any(p == path for p, _, _ in where):
             continue
         similarities = tuple(sorted(p.similarity for p in finding.pairs))
-        out.append((tuple(sorted(where)), similarities, where[finding.representative]))
+        rep = where[finding.representative]
+        out.append(
+            (tuple(sorted(where)), similarities, rep, finding.level, tuple(finding.evidence))
+        )
     return sorted(out)
 
 
 def copies(found: list[Key]) -> list[tuple[tuple[Where, ...], tuple[float, ...]]]:
     """The keys without the representatives: what was found, and how similar."""
-    return [(where, similarities) for where, similarities, _ in found]
+    return [(where, similarities) for where, similarities, *_ in found]
 
 
 def added_lines() -> list[tuple[int, int]]:
@@ -164,13 +170,14 @@ def test_the_reference_has_every_kind_of_copy(
     assert BLOCK in UNRELATED[1]  # the block is copied from billing/invoices.py
     use_fresh_cache(monkeypatch, tmp_path / "cache-full")
     found = full_scan(repo)
-    by_files = sorted(tuple(p for p, _, _ in locations) for locations, _, _ in found)
+    by_files = sorted(tuple(p for p, _, _ in locations) for locations, *_ in found)
     assert by_files == [
         ("billing/invoices.py", FOCUS),  # the block
         ("billing/invoices.py", FOCUS, "shop/orders.py"),  # the class of three
         (FOCUS, FOCUS),  # the copy within the file
     ]
-    block = next(where for where, _, _ in found if len(where) == 2 and where[0][0] != FOCUS)
+    block = next(where for where, *_ in found if len(where) == 2 and where[0][0] != FOCUS)
+    assert {level for *_, level, _ in found} == {"copy"}  # what the hook and MCP answer too
     assert [last - first + 1 for _, first, last in block] == [BLOCK.count("\n")] * 2
     # the copy between the other two files is found, but does not touch the focus file
     everything = run_scan(str(repo), list_files(str(repo), CONFIG), CONFIG, jobs=1).findings
@@ -256,6 +263,23 @@ def test_an_unsaved_buffer_keeps_the_representatives_of_the_saved_file(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reference, found = unsaved_buffer(tmp_path, monkeypatch)
+    assert keys(found) == reference
+
+
+def test_the_mcp_server(
+    repo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crystal_lsp.mcp.workspace import Workspace
+
+    use_fresh_cache(monkeypatch, tmp_path / "cache-full")
+    reference = full_scan(repo)
+    use_fresh_cache(monkeypatch, tmp_path / "cache-mcp")
+    ws = Workspace(str(repo), jobs=1)
+    try:
+        ws.start().result(timeout=120)
+        found = ws.submit(ws.file_findings, FOCUS).result()
+    finally:
+        ws.close()
     assert keys(found) == reference
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from crystal_lsp.clones.files import _walk, filter_paths, list_files
 from crystal_lsp.clones.index import FileState, RepoIndex
-from crystal_lsp.clones.retrieval import Postings
+from crystal_lsp.clones.index.retrieval import Postings
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store
 from crystal_lsp.metric.sset import TriviallySharedSet

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from crystal_lsp.clones.findings import (
+    COPY,
     EXACT,
     LINES,
     NEAR,
     RENAMED,
+    SIMILAR,
     Finding,
     Location,
     Pair,
+    at_level,
     sort_findings,
 )
 
@@ -102,10 +105,12 @@ def test_a_part_of_a_unit_names_the_unit() -> None:
     assert loc("a.py").describe() == "function f"
 
 
-def test_sort_findings_by_copied_code_times_similarity() -> None:
-    def make(score: float, copied: int, path: str, line: int = 1, tokens: int = 50) -> Finding:
+def test_sort_findings_copies_first_then_by_the_best_single_copy() -> None:
+    def make(
+        raw: float, copied: int, path: str, line: int = 1, tokens: int = 50, level: str = COPY
+    ) -> Finding:
         locations = [loc(path, line, tokens=tokens), loc("z.py", tokens=tokens)]
-        return Finding("python", locations, [Pair(0, 1, score, 0.1, copied=copied)])
+        return Finding("python", locations, [Pair(0, 1, 0.9, raw, copied=copied)], level=level)
 
     findings = [
         make(1.0, 40, "a.py"),  # a perfect five-liner
@@ -113,14 +118,39 @@ def test_sort_findings_by_copied_code_times_similarity() -> None:
         make(0.9, 90, "c.py"),
         make(0.9, 90, "c.py", line=0),
         make(0.9, 90, "0.py", tokens=60),
+        make(1.0, 500, "s.py", level=SIMILAR),  # large, but similar structure: after the copies
     ]
     ordered = sort_findings(findings)
     assert [
-        (f.gain, f.tokens, f.locations[0].path, f.locations[0].first_line) for f in ordered
+        (f.weight, f.tokens, f.locations[0].path, f.locations[0].first_line) for f in ordered
     ] == [
         (81.0, 120, "0.py", 1),
         (81.0, 100, "c.py", 0),
         (81.0, 100, "c.py", 1),
         (70.0, 100, "b.py", 1),
         (40.0, 100, "a.py", 1),
+        (500.0, 100, "s.py", 1),
     ]
+    assert [f.locations[0].path for f in at_level(ordered, show_all=False)] == [
+        "0.py",
+        "c.py",
+        "c.py",
+        "b.py",
+        "a.py",
+    ]
+
+
+def test_the_weight_is_the_best_single_copy_not_a_sum_over_members() -> None:
+    """A 4-statement tail in 9 files must not outrank one long copy made twice."""
+    tail = Finding(
+        "python",
+        [loc(f"t{k}.py", tokens=30) for k in range(10)],
+        [Pair(0, k, 1.0, 1.0, copied=30) for k in range(1, 10)],
+    )
+    long_copy = Finding(
+        "python",
+        [loc("a.py", tokens=300), loc("b.py", tokens=300)],
+        [Pair(0, 1, 0.9, 0.8, copied=260)],
+    )
+    assert tail.gain > long_copy.gain  # what the sum over members said
+    assert sort_findings([tail, long_copy]) == [long_copy, tail]

@@ -8,7 +8,13 @@ import pathlib
 import pytest
 
 from crystal_lsp import CrystalError
-from crystal_lsp.clones.settings import DEFAULT_EXCLUDE, ScanConfig, find_pyproject, load_config
+from crystal_lsp.clones.settings import (
+    DEFAULT_EXCLUDE,
+    DISPLAY_ONLY,
+    ScanConfig,
+    find_pyproject,
+    load_config,
+)
 
 
 def write_pyproject(root: pathlib.Path, body: str) -> pathlib.Path:
@@ -195,6 +201,7 @@ CHANGES = {
     "report_data": True,
     "max_df": 10,
     "sset_drift": 0.2,
+    "show_similar": True,
 }
 ENTRY_FIELDS = {"max_n", "min_tokens", "min_lines", "languages", "max_file_bytes"}
 
@@ -208,7 +215,8 @@ def test_every_setting_is_covered() -> None:
 def test_signature_changes_with_each_setting(name: str, value: object) -> None:
     base = ScanConfig()
     changed = dataclasses.replace(base, **{name: value})
-    assert changed.signature() != base.signature()
+    # what is shown of the findings is no part of what is found (nor of the caches' keys)
+    assert (changed.signature() != base.signature()) == (name not in DISPLAY_ONLY)
     assert (changed.entry_signature() != base.entry_signature()) == (name in ENTRY_FIELDS)
 
 

@@ -28,7 +28,7 @@ import distributed
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
 
 from crystal_lsp.cli.main import main
-from crystal_lsp.clones import languagesets
+from crystal_lsp.clones.index import languagesets
 from crystal_lsp.distributed import client as client_module
 from crystal_lsp.distributed import disting as disting_module
 from crystal_lsp.distributed import inputs

@@ -264,5 +264,5 @@ def test_missing_dask_is_one_clear_line(
     argv = ["sset", "build", str(CORPUS), "-o", str(tmp_path / "s.json"), "--lang", "python"]
     code, out, err = run([*argv, "--engine", "dask"], capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1
-    assert err.startswith("crystal-lsp: error: --engine dask needs dask and distributed")
-    assert err.rstrip().endswith("install crystal-lsp[dask]")
+    assert err.startswith("crystal-lsp: error: --engine dask needs the dask extra (")
+    assert "; install it with: " in err and err.rstrip().endswith("[dask]'")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
 
-from crystal_lsp.clones import languagesets
 from crystal_lsp.clones.files import list_files
+from crystal_lsp.clones.index import languagesets
 from crystal_lsp.clones.scan import run_scan
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.distributed import disting as disting_module

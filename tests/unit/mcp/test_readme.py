@@ -1,9 +1,11 @@
-"""Every MCP tool is documented in the README, with the client set-ups and the AGENTS.md snippet."""
+"""Every MCP tool is documented: in the README (with the client set-ups and the AGENTS.md
+snippet), and in its own description, which says when to use it, with every parameter."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,13 +14,17 @@ from crystal_lsp.mcp import Workspace, create_server
 README = Path(__file__).resolve().parents[3] / "README.md"
 
 
-def test_every_tool_is_in_the_readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     monkeypatch.setenv("CRYSTAL_LSP_CACHE_DIR", str(tmp_path / "cache"))
     workspace = Workspace(str(tmp_path))
     try:
-        tools = asyncio.run(create_server(workspace).list_tools())
+        return list(asyncio.run(create_server(workspace).list_tools()))
     finally:
         workspace.close()
+
+
+def test_every_tool_is_in_the_readme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = _tools(tmp_path, monkeypatch)
     readme = README.read_text(encoding="utf-8")
     section = readme[readme.index("## Coding agents") : readme.index("## Pre-commit hook")]
     names = {tool.name for tool in tools}
@@ -26,3 +32,19 @@ def test_every_tool_is_in_the_readme(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert [n for n in sorted(names) if f"| `{n}` |" not in section] == []
     for needle in ("claude mcp add", ".cursor/mcp.json", ".vscode/mcp.json", "AGENTS.md"):
         assert needle in section
+
+
+def test_tools_say_when_to_use_them_and_document_every_parameter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = _tools(tmp_path, monkeypatch)
+    assert len(tools) == 5
+    for tool in tools:
+        description = tool.description or ""
+        assert description.startswith("Use it "), (tool.name, description)
+        assert "\n " not in description, tool.name  # dedented
+        for name, schema in tool.input_schema["properties"].items():
+            assert len(schema.get("description", "")) >= 10, (tool.name, name)
+        # words of the implementation stay out of what the agent reads
+        for word in ("normalized view", "lower direction", "the set S", "clone class"):
+            assert word not in description, (tool.name, word)

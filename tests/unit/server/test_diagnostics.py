@@ -34,7 +34,7 @@ B_TEXT = "".join(f"    line_{n} = {n}  # é\n" for n in range(1, 41))
 
 def _flags(path: str, text: str, underline: str) -> list[Flag]:
     result = DocResult(f"file:///w/{path}", 1, path, language="python", findings=[FINDING])
-    return flags_of(result, TextIndex(text), underline)
+    return flags_of(result, TextIndex(text), underline)[0]
 
 
 class _Ranges:
@@ -89,9 +89,10 @@ def test_a_member_is_compared_with_the_representative() -> None:
 
 def test_the_representative_is_compared_with_its_closest_member() -> None:
     [flag] = _flags("a.py", B_TEXT, RANGE)
+    # a unit copied whole is underlined on its header line: the message names its lines
     assert message_of(flag) == (
         "Near-duplicate (similarity 0.93, CrystalBLEU 0.61) of lines 12-30 of function main "
-        "in b.py:12"
+        "in b.py:12 (this copy: lines 1-20)"
     )
     [flag] = _flags("a.py", B_TEXT, FIRST_LINE)
     assert message_of(flag) == (
@@ -107,9 +108,11 @@ def test_related_information_describes_every_other_copy() -> None:
         ("file:///w/a.py", "function parse (representative, similarity 0.93)"),
         ("file:///w/c.py", "lines 3-9 (same clone class)"),
     ]
+    # a.py's copy is a whole function, underlined on its header line: its full range comes first
     [flag] = _flags("a.py", B_TEXT, RANGE)
     related = related_of(flag, _Ranges())  # type: ignore[arg-type]
     assert [r.message for r in related] == [
+        "this copy: function parse (lines 1-20)",
         "lines 12-30 of function main (similarity 0.93)",
         "lines 3-9 (similarity 0.80)",
     ]

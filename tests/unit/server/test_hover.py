@@ -155,7 +155,7 @@ def _hover(folder: Folder, path: str, text: str, underline: str = "range") -> tu
     snapshot = DocumentSnapshot(fs_path.as_uri(), 1, text, "python", str(fs_path))
     result = folder.check(snapshot)
     index = TextIndex(text)
-    [flag] = flags_of(result, index, underline)
+    [flag], _ = flags_of(result, index, underline)
     [diagnostic] = diagnostics_of(folder, result, [flag], "information", None)
     return hover_markdown(folder, result, flag, text), diagnostic.message
 
@@ -163,7 +163,10 @@ def _hover(folder: Folder, path: str, text: str, underline: str = "range") -> tu
 def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Folder) -> None:
     markdown, message = _hover(folder, "tool.py", MAIN)
     assert message.startswith("Near-duplicate (similarity 0.6")
-    assert message.endswith(") of function parse_config in config.py:1")
+    assert ") of function parse_config in config.py:1: " in message
+    assert message.endswith(
+        "names changed consistently; 1 of 26 lines identical (this copy: lines 4-29)"
+    )
     uri = (Path(folder.root or "") / "config.py").as_uri()
     first = markdown.split("\n", 1)[0]
     assert first.startswith(
@@ -202,8 +205,10 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
 
 def test_hover_of_the_representative_shows_its_closest_copy(folder: Folder) -> None:
     markdown, message = _hover(folder, "config.py", PARSE, underline="firstLine")
-    assert message.endswith(") of function main in tool.py:4 (this copy: lines 1-17)")
+    assert ") of function main in tool.py:4: " in message
+    assert message.endswith(" (this copy: lines 1-17)")
     assert markdown.startswith("**crystal: near copy** of function main in [tool.py:4-29](")
+    assert "- other copy: [tool.py:4-29](" in markdown
     assert "function main (closest)" in markdown
     assert "(this copy is the representative)" in markdown
     rows = _diff(markdown)

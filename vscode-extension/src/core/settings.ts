@@ -29,6 +29,8 @@ export interface ServerSettings {
     debounceMs: number;
     maxFileBytes: number;
     referencesOutsideWorkspace: boolean;
+    showSimilar: boolean;
+    maxDiagnostics: number;
     insertions: boolean;
     insertionMinLines: number;
     insertionThreshold: number;
@@ -49,6 +51,8 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     debounceMs: 300,
     maxFileBytes: 2_000_000,
     referencesOutsideWorkspace: false,
+    showSimilar: false,
+    maxDiagnostics: 20,
     insertions: true,
     insertionMinLines: 3,
     insertionThreshold: 0.6,
@@ -74,6 +78,7 @@ type NumericKey =
     | 'minLines'
     | 'debounceMs'
     | 'maxFileBytes'
+    | 'maxDiagnostics'
     | 'insertionMinLines'
     | 'insertionThreshold'
     | 'insertionLensSeconds';
@@ -84,6 +89,7 @@ export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     minLines: { minimum: 1, maximum: 100_000 },
     debounceMs: { minimum: 0, maximum: 60_000 },
     maxFileBytes: { minimum: 0, maximum: 1_099_511_627_776 }, // 2 ** 40
+    maxDiagnostics: { minimum: 1, maximum: 100_000 },
     insertionMinLines: { minimum: 1, maximum: 100_000 },
     insertionThreshold: { exclusiveMinimum: 0, maximum: 1 },
     insertionLensSeconds: { minimum: 0, maximum: 86_400 },
@@ -205,6 +211,8 @@ export function toServerSettings(raw: unknown): Mapped {
             debounceMs: int('debounceMs', d.debounceMs),
             maxFileBytes: int('maxFileBytes', d.maxFileBytes),
             referencesOutsideWorkspace: bool('referencesOutsideWorkspace', d.referencesOutsideWorkspace),
+            showSimilar: bool('showSimilar', d.showSimilar),
+            maxDiagnostics: int('maxDiagnostics', d.maxDiagnostics),
             insertions: bool('insertions', d.insertions),
             insertionMinLines: int('insertionMinLines', d.insertionMinLines),
             insertionThreshold: fraction('insertionThreshold', d.insertionThreshold),

@@ -1,0 +1,95 @@
+"""What a search runs in: its finder's settings and helpers, and a language's kept state.
+
+The align layer sees the clone finder (:class:`crystal_lsp.clones.finder.CloneFinder`) only
+through :class:`Finder`, so that the finder builds on this layer and not the other way round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from crystal_lsp.clones.align.pairs import Memo
+from crystal_lsp.clones.align.seeds import Bools, FileSeeds, SeedTable
+from crystal_lsp.clones.index import RepoIndex
+from crystal_lsp.clones.index.languagesets import LanguageSets
+from crystal_lsp.clones.index.retrieval import MemoizedPostings, Postings
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.similarity import Item, Similarity
+from crystal_lsp.text.entries import SnippetMeta
+from crystal_lsp.text.fingerprints import U64
+
+Progress = Callable[[str, int, int], None]
+PairFilter = Callable[[str, str], bool]
+"""``(path a, path b) -> False`` to leave a pair of files out."""
+Shadow = Callable[[str], "str | None"]
+"""``override path -> the path on disk it replaces`` (None: it replaces nothing)."""
+LineFocus = Mapping[str, "Sequence[tuple[int, int]] | None"]
+"""Paths to look at, each with 1-based inclusive line ranges (``None``: the whole file)."""
+Ref = tuple[str, int]
+
+
+class PairScorer(Protocol):
+    """Computes the scores of pairs missing from a similarity's cache."""
+
+    def fill(
+        self,
+        similarity: Similarity,
+        missing: Mapping[str, tuple[Item, Item]],
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """Put :meth:`Similarity.pair_scores` of every ``key: (lo, hi)`` into its cache."""
+
+
+class LocalScorer:
+    """Scores missing pairs in this process."""
+
+    def fill(
+        self,
+        similarity: Similarity,
+        missing: Mapping[str, tuple[Item, Item]],
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        """See :meth:`PairScorer.fill`."""
+        for done, (key, (lo, hi)) in enumerate(missing.items(), 1):
+            similarity.cache[key] = similarity.pair_scores(lo, hi)
+            if progress is not None and done % 500 == 0:
+                progress(done, len(missing))
+
+
+class Finder(Protocol):
+    """What a search needs of its clone finder."""
+
+    index: RepoIndex
+    config: ScanConfig
+    scorer: PairScorer
+    pair_filter: PairFilter | None
+    shadow: Shadow | None
+    memos: dict[str, Memo]
+    """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
+
+
+@dataclass
+class LanguageState:
+    """One language's files on disk as the finder keeps them between searches."""
+
+    key: tuple[object, ...]
+    sets: LanguageSets
+    paths: list[str]
+    seeds: list[FileSeeds]
+    table: SeedTable
+    similarity: Similarity
+    pair_cache_key: str
+    trivial: U64
+    """Hashes of the normalized S set's 4-grams: no seed starts on one."""
+    postings: Postings | MemoizedPostings | None = None
+    refs: list[Ref] = field(default_factory=list)
+    metas: list[SnippetMeta] = field(default_factory=list)
+    noise: dict[int, Bools] = field(default_factory=dict)
+    """Noise masks of the files on disk by id (see :meth:`Workset.noise`), kept across searches."""
+    noise_raw: dict[int, Bools] = field(default_factory=dict)
+    duplicates: set[int] = field(default_factory=set)
+    """Disk files whose content an earlier disk file has: their seeds are not in ``table``."""
+    dropped: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    """Disk files' spans of over-copied units whose seeds are dropped (:mod:`.duplicates`)."""

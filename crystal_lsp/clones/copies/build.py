@@ -1,0 +1,262 @@
+"""Accepted pairs as the findings a reviewer reads: one per copy, families, levels, ranking.
+
+The steps, each in its own module:
+
+1. the windows of one copy are merged into one pair, and pairs inside pairs dropped
+   (:mod:`.merging`);
+2. pairs become clone classes around a representative (:mod:`.classes`), classes inside larger
+   ones dropped;
+3. each class's pairs are read line by line (:mod:`.evidence`); classes of many parallel
+   members gather into families, with every other window of the same members
+   (:mod:`.families`);
+4. each finding gets its level -- copy, or similar structure -- and the evidence for it
+   (:mod:`.levels`), and findings are ranked copies first, then by what one refactoring removes
+   (:data:`crystal_lsp.clones.findings.RANKING`).
+
+A location is a whole unit (``function parse``, ``class Config``), a whole file, or lines of a
+unit (``lines 120-151 of function main``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from crystal_lsp.clones.align.alignment import decide_spans
+from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
+from crystal_lsp.clones.align.digests import FILE
+from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly
+from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
+from crystal_lsp.clones.copies.evidence import Evidence, evidence
+from crystal_lsp.clones.copies.families import Family, families, family_seeds
+from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
+from crystal_lsp.clones.copies.merging import merged, without_nested
+from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
+from crystal_lsp.text.entries import SnippetMeta
+from crystal_lsp.text.snippets import CLASS, FUNCTION
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.align.context import LineFocus
+    from crystal_lsp.clones.align.workset import Copies, Workset
+
+NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
+"""What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
+
+
+def findings_of(
+    work: Workset, pairs: Sequence[RegionPair], focus: LineFocus | None, out: Copies
+) -> tuple[list[Finding], Counter[str]]:
+    """The findings of accepted pairs (module docstring), and what was folded, by reason.
+
+    With ``focus``, only findings with a region in the focus. Merged windows are decided on
+    ``out``'s search (their scores are cached and kept like any pair's).
+    """
+
+    def decide(a1: Region, b1: Region, a2: Region, b2: Region) -> RegionPair | None:
+        fa, fb = work.ids[a1.path], work.ids[b1.path]
+        return decide_spans(work, fa, fb, (a1.start, a2.end), (b1.start, b2.end), out)
+
+    folded: Counter[str] = Counter()
+    joined, folded[MERGED] = merged(pairs, decide)
+    kept, nested_pairs = without_nested(joined)
+    kept, folded[REPETITIVE] = _without_repetitive(work, kept)
+    classes, nested_classes = drop_nested(clone_classes(kept))
+    folded[NESTED] = nested_pairs + nested_classes
+    evidences = [[_evidence(work, pair) for _, pair in c.members] for c in classes]
+
+    def place(region: Region) -> tuple[str, int]:
+        return _place(work, region)
+
+    shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
+    seeds = family_seeds(classes, shares, place)
+    found, alone = families(classes, seeds, lambda rs: hull(work, rs))
+    out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
+    for family in found:
+        out_findings.append(family_finding(work, family))
+        folded[IN_FAMILY] += family.classes - 1
+    if focus is not None:
+        out_findings = [
+            f for f in out_findings if any(_loc_in_focus(loc, focus) for loc in f.locations)
+        ]
+    return sort_findings(out_findings), +folded
+
+
+def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
+    """The pairs that are not two windows of one run of repeated code (and how many were).
+
+    Cases of a switch, branches of an if chain, the rows of a list of calls, a run of accessors:
+    two windows of such a run, in one unit, close together (at most the length of one apart),
+    that do not share most of their lines, are the run's structure, not a copy (the run is one
+    unit of code). Windows of one function that repeat a block line for line stay copies.
+    """
+    kept: list[RegionPair] = []
+    for pair in pairs:
+        a, b = pair.a, pair.b
+        if a.path == b.path and not (a.whole and b.whole):
+            snippets = work.side(work.ids[a.path]).entry.snippets
+            around_a = enclosing(snippets, a.start, a.end)
+            close = abs(b.first_line - a.last_line) - 1 <= max(a.lines, b.lines)
+            if close and around_a == enclosing(snippets, b.start, b.end):
+                if _evidence(work, pair).share < SHARE_MIN:
+                    continue
+        kept.append(pair)
+    return kept, len(pairs) - len(kept)
+
+
+def _evidence(work: Workset, pair: RegionPair) -> Evidence:
+    a, b = work.side(work.ids[pair.a.path]), work.side(work.ids[pair.b.path])
+    names_a, owner_a = _methods(a.entry.snippets, pair.a)
+    names_b, owner_b = _methods(b.entry.snippets, pair.b)
+    shared = sorted(names_a & names_b)
+    apart = (pair.a.path, owner_a) != (pair.b.path, owner_b)
+    parallel = ", ".join(shared[:3]) if shared and apart and owner_a >= 0 and owner_b >= 0 else ""
+    if not parallel and _parallel_modules(pair.a.path, pair.b.path):
+        parallel = f"{pair.a.path.rsplit('/', 1)[-1]} (one per folder)"
+    return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, parallel)
+
+
+def _parallel_modules(a: str, b: str) -> bool:
+    """Files of the same name in different folders: one module per backend or platform."""
+    folder_a, _, name_a = a.lstrip("\0").rpartition("/")
+    folder_b, _, name_b = b.lstrip("\0").rpartition("/")
+    return name_a == name_b and folder_a != folder_b and name_a not in _GENERIC_NAMES
+
+
+# names every package has: two of them are not parallel implementations of one thing
+_GENERIC_NAMES = frozenset(
+    {"__init__.py", "index.js", "index.ts", "utils.py", "util.py", "helpers.py", "main.py"}
+)
+
+
+def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset[str], int]:
+    """The methods a region is, lies in or holds, and their class (-1: not methods of a class).
+
+    A region inside one method gives that method; a region of a class gives the methods it
+    covers whole (for parallel classes, the names both sides share tell the overrides).
+    """
+    k = region.unit
+    while k >= 0 and snippets[k].kind not in (FUNCTION, CLASS):
+        k = enclosing_strictly(snippets, k)
+    if k < 0:
+        return frozenset(), -1
+    if snippets[k].kind == FUNCTION:
+        owner = enclosing_strictly(snippets, k)
+        if owner < 0 or snippets[owner].kind != CLASS or not snippets[k].name:
+            return frozenset(), -1
+        return frozenset({snippets[k].name}), owner
+    names = frozenset(
+        m.name
+        for j, m in enumerate(snippets)
+        if m.kind == FUNCTION
+        and m.name
+        and region.start <= m.start
+        and m.end <= region.end
+        and enclosing_strictly(snippets, j) == k
+    )
+    return names, k
+
+
+def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:
+    """One clone class as a finding: the representative first, then its copies.
+
+    Its level is that of its best pair (most copied tokens times raw CrystalBLEU).
+    """
+    locations = [location(work, r) for r in clone_class.regions]
+    pairs = [
+        Pair(0, k, pair.similarity, pair.crystalbleu, copied=pair.copied)
+        for k, (_, pair) in enumerate(clone_class.members, 1)
+    ]
+    best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
+    copied, least = pairs[best].copied, work.finder.config.min_tokens
+    short = f"a short repeat ({copied} copied tokens, under {least})" if copied < least else None
+    level, why = level_of(evidences[best], short=short)
+    return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+
+
+def family_finding(work: Workset, family: Family) -> Finding:
+    """A family as one finding: its members with their aligned ranges, similar structure."""
+    order = [family.representative] + [
+        k for k in range(len(family.members)) if k != family.representative
+    ]
+    at = {k: i for i, k in enumerate(order)}
+    locations = [location(work, family.members[k]) for k in order]
+    pairs = [
+        Pair(at[x], at[y], pair.similarity, pair.crystalbleu, copied=pair.copied)
+        for x, y, pair in family.pairs
+    ]
+    files = len({loc.path for loc in locations})
+    where = f"in {files} files" if files > 1 else "in one file"
+    best = max(family.pairs, key=lambda e: e[2].copied * max(e[2].crystalbleu, 0.0))[2]
+    _, why = level_of(_evidence(work, best), f"{FAMILY}: {len(locations)} members {where}")
+    return Finding(
+        work.similarity.language, locations, pairs, level=SIMILAR, evidence=why, family=True
+    )
+
+
+def hull(work: Workset, regions: Sequence[Region]) -> Region:
+    """The region of one file from the first of ``regions`` to the end of the last."""
+    first = min(regions, key=lambda r: (r.start, -r.end))
+    last = max(regions, key=lambda r: (r.end, -r.start))
+    if first.start == last.start and first.end == last.end:
+        return first
+    snippets = work.side(work.ids[first.path]).entry.snippets
+    unit = enclosing(snippets, first.start, last.end)
+    whole = unit >= 0 and (snippets[unit].start, snippets[unit].end) == (first.start, last.end)
+    return Region(
+        first.path,
+        first.start,
+        last.end,
+        first.first_line,
+        first.first_col,
+        last.last_line,
+        last.last_col,
+        unit,
+        whole,
+    )
+
+
+def _place(work: Workset, region: Region) -> tuple[str, int]:
+    """Where a region lives: its file, and the top-level unit it starts in (-1: none)."""
+    snippets = work.side(work.ids[region.path]).entry.snippets
+    for k, meta in enumerate(snippets):
+        if meta.depth == 0 and meta.start <= region.start < meta.end:
+            return region.path, k
+    return region.path, -1
+
+
+def location(work: Workset, region: Region) -> Location:
+    """The reported form of a region (see the module docstring)."""
+    side = work.side(work.ids[region.path])
+    entry, heavy = side.entry, side.heavy
+    unit = entry.snippets[region.unit] if region.unit >= 0 else None
+    place = (region.path, region.first_line, region.first_col, region.last_line, region.last_col)
+    if region.whole and unit is not None:
+        return Location(*place, unit.kind, unit.name, region.tokens, unit.sha, unit.norm_sha)
+    sha, norm = region_sha(heavy, region), region_norm_sha(heavy, region)
+    if region.whole:
+        return Location(*place, FILE, "", region.tokens, sha, norm)
+    if unit is None:
+        return Location(*place, LINES, "", region.tokens, sha, norm)
+    return Location(
+        *place,
+        LINES,
+        "",
+        region.tokens,
+        sha,
+        norm,
+        unit.kind,
+        unit.name,
+        unit.first_line,
+        unit.last_line,
+    )
+
+
+def _loc_in_focus(loc: Location, focus: LineFocus) -> bool:
+    if loc.path not in focus:
+        return False
+    spans = focus[loc.path]
+    if spans is None:
+        return True
+    return any(lo <= loc.last_line and loc.first_line <= hi for lo, hi in spans)

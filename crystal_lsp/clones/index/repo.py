@@ -1,0 +1,398 @@
+"""The repository index: file entries by content, per-language S sets, incremental refresh.
+
+``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
+the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
+time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
+files whose content digest is known reuse their stored entry, and only new contents are
+tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
+can be layered on top with ``overrides``.
+
+Each language has two S sets, over raw tokens and over the normalized view
+(:mod:`crystal_lsp.clones.index.languagesets`), kept by the index and rebuilt when they drift.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from crystal_lsp.clones.index.languagesets import LanguageSets, is_current, language_sets
+from crystal_lsp.clones.index.state import (
+    BuildJob,
+    FileState,
+    IndexEngine,
+    LocalEngine,
+    RefreshStats,
+    Snapshot,
+    build_job,
+    trusted,
+)
+from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.store import Store, decode
+from crystal_lsp.errors import CrystalError
+from crystal_lsp.text import sources
+from crystal_lsp.text.entries import GENERATED, OK, Entry, Heavy, build_entry
+from crystal_lsp.text.fingerprints import content_sha
+from crystal_lsp.text.lexers import (
+    GENERIC,
+    PROGRAMMING_LANGUAGES,
+    canonical_name,
+    resolve_lexer,
+)
+from crystal_lsp.text.parallel import default_jobs, worker_pool
+from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+_MIN_PARALLEL = 16
+
+
+class RepoIndex:
+    """The index of one repository (see the module docstring)."""
+
+    def __init__(
+        self,
+        root: str,
+        config: ScanConfig,
+        store: Store,
+        *,
+        jobs: int | None = None,
+        engine: IndexEngine | None = None,
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.engine: IndexEngine = engine if engine is not None else LocalEngine()
+        self.config = config
+        self.store = store
+        self.jobs = jobs if jobs is not None else default_jobs()
+        self.files: dict[str, FileState] = {}
+        self.skipped: list[tuple[str, str]] = []
+        self.generated: list[str] = []  # indexed, but compared only with hand-written code
+        self._entry_sig = config.entry_signature()
+        self._heavy: OrderedDict[str, Heavy] = OrderedDict()
+        self._pending_heavy: dict[str, bytes] = {}  # encoded tokens of files built in this run
+        self._sets: dict[str, LanguageSets] = {}
+
+    # ----------------------------------------------------------------- files
+    def _key(self, kind: str, sha: str) -> str:
+        return f"{kind}:{self._entry_sig}:{sha}"
+
+    def snapshot(
+        self,
+        paths: Iterable[str],
+        overrides: Mapping[str, bytes] | None = None,
+        *,
+        verify: bool = False,
+    ) -> Snapshot:
+        """Content digests of ``paths`` (relative, ``/``-separated), reading only changed files.
+
+        Files whose manifest entry is :func:`trusted` are not read at all; ``verify`` reads and
+        hashes every file regardless.
+        """
+        started = time.perf_counter()
+        # taken before any stat: every file read below is read at this moment or later
+        hashed_ns = time.time_ns()
+        stored = self.store.get(self._manifest_key)
+        manifest: dict[str, list[Any]] = stored if isinstance(stored, dict) else {}
+        overrides = dict(overrides or {})
+        snap = Snapshot(overrides=overrides)
+        for rel in sorted(set(paths) | set(overrides)):
+            if rel in overrides:
+                data = overrides[rel]
+                snap.contents[rel] = (content_sha(data), data)
+                continue
+            try:
+                st = sources.stat_regular(os.path.join(self.root, rel), self.root)
+            except SkippedFile as exc:
+                snap.skipped.append((rel, exc.reason))
+                continue
+            known = manifest.get(rel)
+            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
+                snap.contents[rel] = (str(known[2]), None)
+                snap.manifest[rel] = known
+                continue
+            if self.config.max_file_bytes and st.st_size > self.config.max_file_bytes:
+                snap.skipped.append(
+                    (rel, f"too large ({st.st_size:,} bytes > {self.config.max_file_bytes:,})")
+                )
+                continue
+            self._hash(snap, rel, st, known, hashed_ns)
+        snap.old_manifest = manifest
+        snap.seconds = time.perf_counter() - started
+        return snap
+
+    def _hash(
+        self, snap: Snapshot, rel: str, st: os.stat_result, known: Any, hashed_ns: int
+    ) -> None:
+        """Read and hash one file into the snapshot, with its new manifest entry."""
+        try:
+            data = sources.read_bytes(
+                os.path.join(self.root, rel), self.config.max_file_bytes, self.root
+            )
+        except SkippedFile as exc:
+            snap.skipped.append((rel, exc.reason))
+            return
+        sha = content_sha(data)
+        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
+        if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
+            snap.contents[rel] = (sha, data)
+            snap.manifest[rel] = entry
+            return
+        # the content the manifest records: the index has its entry, the bytes are not needed
+        # (a racily clean checkout would otherwise hold every file in memory)
+        snap.contents[rel] = (sha, None)
+        size, mtime_ns = st.st_size, st.st_mtime_ns
+        # keep the stored entry when the new one is no better (it is trusted, or both are still
+        # racy), so that an unchanged manifest is not rewritten
+        same_stat = known[:2] == [size, mtime_ns]
+        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
+            snap.manifest[rel] = known
+        else:
+            snap.manifest[rel] = entry
+
+    @property
+    def _manifest_key(self) -> str:
+        return f"manifest:{self._entry_sig}"
+
+    def refresh(
+        self,
+        paths: Iterable[str],
+        overrides: Mapping[str, bytes] | None = None,
+        progress: Progress | None = None,
+    ) -> RefreshStats:
+        """Bring the index up to date with ``paths`` (see :meth:`snapshot` and :meth:`load`)."""
+        return self.load(self.snapshot(paths, overrides), progress)
+
+    def load(self, snap: Snapshot, progress: Progress | None = None) -> RefreshStats:
+        """Make the index hold exactly the snapshot's files, tokenizing only new contents."""
+        stats = RefreshStats()
+        stats.timings["stat"] = snap.seconds
+        overrides = snap.overrides
+        skipped = list(snap.skipped)
+        started = time.perf_counter()
+        states, to_build = self._reuse(snap, skipped, stats)
+        stats.timings["load"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        built = self._build(to_build, skipped, progress)
+        for rel, sha, entry in built:
+            states[rel] = FileState(rel, sha, entry, rel in overrides)
+        stats.tokenized = len(built)
+        stats.timings["lexing"] = time.perf_counter() - started
+
+        generated = self._sort_out(states, skipped)
+        self.files = states
+        self.skipped = sorted(skipped)
+        self.generated = sorted(generated)
+        stats.files = len(states)
+        stats.skipped = self.skipped
+        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
+        if manifest != snap.old_manifest:
+            self.store.set(self._manifest_key, manifest)
+        return stats
+
+    def _reuse(
+        self, snap: Snapshot, skipped: list[tuple[str, str]], stats: RefreshStats
+    ) -> tuple[dict[str, FileState], list[tuple[str, str, bytes | None]]]:
+        """The files whose entries are known (current or cached), and those to tokenize."""
+        states: dict[str, FileState] = {}
+        to_build: list[tuple[str, str, bytes | None]] = []
+        for rel, (sha, data) in snap.contents.items():
+            current = self.files.get(rel)
+            if current is not None and current.sha == sha:
+                states[rel] = current
+                stats.reused += 1
+                continue
+            doc = self.store.get(self._key("light", sha))
+            entry = None
+            if isinstance(doc, dict) and "skip" in doc:
+                skipped.append((rel, str(doc["skip"])))
+                continue
+            if doc is not None:
+                try:
+                    entry = Entry.from_light_json(doc)
+                except (KeyError, ValueError, TypeError) as exc:
+                    log.warning("index entry of %s is malformed (%s); rebuilding", rel, exc)
+            if entry is not None:
+                states[rel] = FileState(rel, sha, entry, rel in snap.overrides)
+                stats.reused += 1
+            else:
+                to_build.append((rel, sha, data))
+        return states, to_build
+
+    def _sort_out(self, states: dict[str, FileState], skipped: list[tuple[str, str]]) -> list[str]:
+        """Drop files that are not wanted code (recording why); returns the generated ones."""
+        generated: list[str] = []
+        for rel, state in list(states.items()):
+            language = state.entry.language
+            if language != GENERIC and not self._wanted_language(language):
+                skipped.append((rel, f"not code ({language})"))
+                del states[rel]
+                continue
+            if state.entry.status == GENERATED:
+                generated.append(rel)
+            elif state.entry.status != OK:
+                skipped.append((rel, state.entry.status))
+            elif language == GENERIC:
+                skipped.append((rel, "unknown language"))
+                del states[rel]
+        return generated
+
+    def _prepare(
+        self, jobs: list[tuple[str, str, bytes | None]], skipped: list[tuple[str, str]]
+    ) -> tuple[list[BuildJob], list[str]]:
+        """The tokenizer jobs of new contents (read, decoded, language known and wanted)."""
+        prepared: list[BuildJob] = []
+        shas: list[str] = []
+        for rel, sha, data in jobs:
+            try:
+                if data is None:
+                    source = read_source(
+                        os.path.join(self.root, rel), self.config.max_file_bytes, self.root
+                    )
+                else:
+                    source = source_from_bytes(rel, data, self.config.max_file_bytes)
+            except SkippedFile as exc:
+                self._skip(rel, sha, exc.reason, skipped)
+                continue
+            language = self._language_for(rel, source.text)
+            if language is None:
+                self._skip(rel, sha, "unknown language", skipped)
+                continue
+            if not self._wanted_language(language):
+                self._skip(rel, sha, f"not code ({language})", skipped)
+                continue
+            config = self.config
+            prepared.append(
+                (rel, source.text, language, source.replaced, config.min_tokens, config.min_lines)
+            )
+            shas.append(sha)
+        return prepared, shas
+
+    def _build(
+        self,
+        jobs: list[tuple[str, str, bytes | None]],
+        skipped: list[tuple[str, str]],
+        progress: Progress | None,
+    ) -> list[tuple[str, str, Entry]]:
+        prepared, shas = self._prepare(jobs, skipped)
+        out: list[tuple[str, str, Entry]] = []
+        total = len(prepared)
+        workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
+        results: Iterable[tuple[bytes, bytes]]
+        elsewhere = self.engine.map_build_jobs(prepared)
+        pool = None
+        if elsewhere is not None:
+            results = elsewhere
+        elif workers <= 1:
+            results = map(build_job, prepared)
+        else:
+            pool = worker_pool(workers)
+            results = pool.map(build_job, prepared, chunksize=8)
+        try:
+            for done, ((rel, *_), sha, (light, heavy)) in enumerate(
+                zip(prepared, shas, results), 1
+            ):
+                self.store.set_encoded(self._key("light", sha), light)
+                self.store.set_encoded(self._key("heavy", sha), heavy)
+                out.append((rel, sha, Entry.from_light_json(decode(light))))
+                self._pending_heavy[sha] = heavy
+                if progress is not None:
+                    progress("tokenizing", done, total)
+        finally:
+            if pool is not None:
+                # cancel_futures: an interrupted build (a cancelled editor's indexing) must not
+                # wait for every queued file
+                pool.shutdown(cancel_futures=True)
+        return out
+
+    def cached_entry(self, sha: str) -> Entry | None:
+        """The stored index entry of a file content (any earlier one), if the cache has it."""
+        doc = self.store.get(self._key("light", sha))
+        if not isinstance(doc, dict) or "skip" in doc:
+            return None
+        try:
+            return Entry.from_light_json(doc)
+        except (KeyError, ValueError, TypeError):
+            return None
+
+    def _skip(self, rel: str, sha: str, reason: str, skipped: list[tuple[str, str]]) -> None:
+        """Record why a content is not indexed, so later scans need not read it again."""
+        skipped.append((rel, reason))
+        self.store.set(self._key("light", sha), {"skip": reason})
+
+    def _wanted_language(self, language: str) -> bool:
+        if self.config.languages:
+            return language in self.config.languages
+        return language in PROGRAMMING_LANGUAGES
+
+    def _language_for(self, rel: str, text: str) -> str | None:
+        name = canonical_name(resolve_lexer(None, rel, text, guess=False))
+        return None if name == GENERIC else name
+
+    # ----------------------------------------------------------------- heavy
+    def _remember_heavy(self, sha: str, heavy: Heavy) -> None:
+        self._heavy[sha] = heavy
+        self._heavy.move_to_end(sha)
+        while len(self._heavy) > 4096:
+            self._heavy.popitem(last=False)
+
+    def heavy(self, path: str) -> Heavy:
+        """The tokens of an indexed file (loaded on demand, rebuilt if the cache lost them)."""
+        state = self.files[path]
+        if state.entry.heavy is not None:
+            return state.entry.heavy
+        cached = self._heavy.get(state.sha)
+        if cached is not None:
+            self._heavy.move_to_end(state.sha)
+            return cached
+        pending = self._pending_heavy.pop(state.sha, None)
+        doc = (
+            decode(pending)
+            if pending is not None
+            else self.store.get(self._key("heavy", state.sha))
+        )
+        heavy = None
+        if doc is not None:
+            try:
+                heavy = Heavy.from_json(doc)
+            except (KeyError, ValueError, TypeError) as exc:
+                log.warning("token cache of %s is malformed (%s); re-tokenizing", path, exc)
+        if heavy is None:
+            try:
+                data = sources.read_bytes(
+                    os.path.join(self.root, path), self.config.max_file_bytes, self.root
+                )
+            except SkippedFile as exc:
+                raise CrystalError(f"{path}: {exc.reason}") from None
+            if content_sha(data) != state.sha:
+                raise CrystalError(f"{path} changed while it was being indexed; run again")
+            source = source_from_bytes(path, data, self.config.max_file_bytes)
+            entry = build_entry(
+                path,
+                source.text,
+                state.entry.language,
+                min_tokens=self.config.min_tokens,
+                min_lines=self.config.min_lines,
+            )
+            assert entry.heavy is not None
+            heavy = entry.heavy
+            self.store.set(self._key("heavy", state.sha), heavy.to_json())
+        self._remember_heavy(state.sha, heavy)
+        return heavy
+
+    # ----------------------------------------------------------------- S sets
+    def languages(self) -> list[str]:
+        """Languages with at least one indexed file."""
+        return sorted({s.entry.language for s in self.files.values() if s.entry.status == OK})
+
+    def sets(self, language: str, progress: Progress | None = None) -> LanguageSets:
+        """The S sets of a language, rebuilt when missing, stale or drifted too far."""
+        cached = self._sets.get(language)
+        if cached is None or not is_current(self, cached, language):
+            cached = self._sets[language] = language_sets(self, language, progress)
+        return cached

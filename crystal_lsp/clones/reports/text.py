@@ -1,0 +1,151 @@
+"""The text report of a scan: the summary first, then the ranked findings, skipped files last.
+
+What a reviewer reads top down: how many copies worth a look there are (and how many findings of
+similar structure ``--all`` would add), how they are ranked, what was left out on purpose; then
+one block per finding -- its level and evidence, then each location -- and finally the files
+that were not indexed. The counts are those of :func:`counts`, the same as the agent report's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from crystal_lsp.clones.findings import COPY, RANKING, Finding, at_level, display_path
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.scan import ScanResult
+
+Write = Callable[[str], object]
+SKIPPED_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How many findings a report shows, and of which level."""
+
+    copies: int
+    similar: int
+    shown: int
+    locations: int
+    """Locations of the findings shown."""
+
+
+def counts(findings: Sequence[Finding], show_all: bool) -> Counts:
+    """The counts every report states (text, agent lines, the hook, MCP answers)."""
+    shown = at_level(list(findings), show_all)
+    copies = sum(1 for f in findings if f.level == COPY)
+    return Counts(copies, len(findings) - copies, len(shown), sum(len(f.locations) for f in shown))
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """``1 copy``, ``3 copies``."""
+    return f"{count} {one if count == 1 else many}"
+
+
+def headline(c: Counts, files: int, show_all: bool) -> str:
+    """``12 copies worth a look (28 locations) in 410 files; 7 findings of similar structure ...``."""
+    head = f"{plural(c.copies, 'copy', 'copies')} worth a look"
+    if show_all:
+        head += f" and {plural(c.similar, 'finding', 'findings')} of similar structure"
+    head += f" ({plural(c.locations, 'location', 'locations')}) in {plural(files, 'file', 'files')}"
+    if c.similar and not show_all:
+        head += (
+            f"; {plural(c.similar, 'more finding', 'more findings')} of similar structure (--all)"
+        )
+    return head
+
+
+def write_text(
+    result: ScanResult,
+    write: Write,
+    *,
+    show_all: bool,
+    show_ngrams: bool = False,
+    show_skipped: bool = False,
+    baselined: int = 0,
+) -> None:
+    """The whole text report (module docstring)."""
+    c = counts(result.findings, show_all)
+    head = headline(c, result.files, show_all)
+    if baselined:
+        head += f", {baselined} baselined"
+    write(f"crystal-lsp: {head}\n")
+    write(f"ranked: {RANKING}\n")
+    _notes(result, write)
+    for number, finding in enumerate(at_level(result.findings, show_all), 1):
+        write("\n")
+        finding_block(number, finding, show_ngrams, write)
+    _skipped(result, show_skipped, write)
+
+
+def _notes(result: ScanResult, write: Write) -> None:
+    """What was left out on purpose, the signature, generated and undecodable files."""
+    if result.filtered:
+        count = sum(result.filtered.values())
+        why = ", ".join(f"{n} {r}" for r, n in sorted(result.filtered.items(), key=lambda x: -x[1]))
+        write(f"{plural(count, 'candidate copy', 'candidate copies')} left out on purpose: {why}\n")
+    langs = ", ".join(f"{lang} S {fp}" for lang, fp in sorted(result.ssets.items()))
+    write(f"threshold {result.config.threshold:g}, signature {result.config.signature()}")
+    write(f"  {langs}\n" if langs else "\n")
+    if result.generated:
+        count = len(result.generated)
+        write(
+            f"{plural(count, 'generated file', 'generated files')} compared only with hand-written code\n"
+        )
+    if result.undecodable:
+        count = len(result.undecodable)
+        shown = ", ".join(
+            f"{display_path(p)} ({n})" for p, n in list(result.undecodable.items())[:5]
+        )
+        more = " ..." if count > 5 else ""
+        write(
+            f"{plural(count, 'file', 'files')} partly undecodable (bytes replaced by U+FFFD): {shown}{more}\n"
+        )
+
+
+def finding_block(number: int, finding: Finding, show_ngrams: bool, write: Write) -> None:
+    """One finding: its kind and evidence, then its locations (the representative first)."""
+    rep = finding.locations[finding.representative]
+    kind = "family" if finding.family else f"{finding.type} copy"
+    level = "" if finding.level == COPY else "similar structure, "
+    where = f"{display_path(rep.path)}:{rep.first_line}-{rep.last_line}"
+    write(
+        f"[{number}] {level}{kind} of {where} ({display_path(rep.describe() or 'code')}), "
+        f"{finding.language}, {plural(len(finding.locations), 'location', 'locations')}\n"
+    )
+    if finding.evidence:
+        write(f"    {'; '.join(finding.evidence)}\n")
+    write(f"  {where}  {display_path(rep.describe())}  (representative)\n")
+    for pair in finding.pairs:
+        other = pair.b if pair.a == finding.representative else pair.a
+        loc = finding.locations[other]
+        write(
+            f"  {display_path(loc.path)}:{loc.first_line}-{loc.last_line}  "
+            f"{display_path(loc.describe())}  similarity {pair.similarity:.3f}  "
+            f"CrystalBLEU {pair.crystalbleu:.3f}  copied {pair.copied} tokens\n"
+        )
+    if show_ngrams and finding.shared_ngrams:
+        grams = "  |  ".join(" ".join(g) for g in finding.shared_ngrams)
+        write(f"    shared non-trivial n-grams: {grams}\n")
+
+
+def _skipped(result: ScanResult, show_all: bool, write: Write) -> None:
+    """The files not indexed, last: counted by reason, the first listed (all with the flag)."""
+    if not result.skipped:
+        return
+    reasons = Counter(reason.split(" (")[0] for _, reason in result.skipped)
+    count = len(result.skipped)
+    by_reason = ", ".join(f"{n} {r}" for r, n in reasons.most_common())
+    write(f"\n{plural(count, 'file', 'files')} not indexed: {by_reason}\n")
+    shown = (
+        result.skipped
+        if show_all
+        else [s for s in result.skipped if not s[1].startswith("not code")][:SKIPPED_SHOWN]
+    )
+    for path, reason in shown:
+        write(f"  skipped {display_path(path)}: {reason}\n")
+    if not show_all and count > len(shown):
+        write(f"  ... (--show-skipped lists all {count})\n")
