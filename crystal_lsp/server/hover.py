@@ -3,10 +3,10 @@
 The hover names the other copy of the pair (for a member of the clone class its representative,
 for the representative its most similar member) with its lines, the pair's scores and copied
 tokens and the class's size, then the lines of both copies that correspond, as a narrow diff
-(:mod:`crystal_lsp.server.alignment`) with a link that opens both copies in the editor's diff
-view (``crystal.compare``), the other copies of the class, and the non-trivial
-n-grams the pair shares (not in the language's S set): *why* the two count as copies, not the
-boilerplate every function of the language has.
+(:mod:`crystal_lsp.server.alignment`) under a one-line head with a *compare* link that opens both
+copies in the editor's diff view (``crystal.compare``), the other copies of the class, and the
+non-trivial n-grams the pair shares (not in the language's S set): *why* the two count as copies,
+not the boilerplate every function of the language has.
 """
 
 from __future__ import annotations
@@ -64,9 +64,10 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
     what = here.describe() or "this code"
     link = _compare_link(folder, flag, other)
     lines = [
-        f"**crystal: {finding.type} copy** of {_cell(other.describe() or 'code')} in "
-        f"{_link(folder, other, _lines(other))}: similarity **{pair.similarity:.3f}**, "
-        f"CrystalBLEU {max(pair.crystalbleu, 0.0):.3f}{' · ' + link if link else ''}",
+        # one line above the diff: a hover is 250 px high, the diagnostic's own part above it
+        f"**crystal: {finding.type} copy** · `-` {_link(folder, other, _lines(other))} · `+` "
+        f"this copy · similarity **{pair.similarity:.3f}** · CrystalBLEU "
+        f"{max(pair.crystalbleu, 0.0):.3f}{' · ' + link if link else ''}",
         "",
         *_alignment(folder, flag, other, text),
         f"- this copy: {_cell(what)} ({_lines(here)}, {finding.language})",
@@ -109,10 +110,10 @@ def _alignment(folder: Folder, flag: Flag, other: Location, text: str) -> list[s
     if not rows:
         return []
     shown = len(pick(rows, HOVER_ROWS))
-    head = f"`-` {_cell(_lines(other))}, `+` this copy"
+    out = [diff_excerpt(rows, text, there_text), ""]
     if shown < len(rows):
-        head += f" ({shown} of {len(rows)} corresponding lines, differing ones kept)"
-    return [head + ":", "", diff_excerpt(rows, text, there_text), ""]
+        out += [f"*{shown} of {len(rows)} corresponding lines, the differing ones kept.*", ""]
+    return out
 
 
 def _compare_link(folder: Folder, flag: Flag, other: Location) -> str:
@@ -124,7 +125,7 @@ def _compare_link(folder: Folder, flag: Flag, other: Location) -> str:
         return ""
     mine = types.Location(uri=uri, range=flag.range)
     spec = compare_spec(target, other.label(), mine, here.label())
-    return f"[compare side by side](command:{COMPARE}?{quote(json.dumps([spec]))})"
+    return f"[compare](command:{COMPARE}?{quote(json.dumps([spec]))})"
 
 
 def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:

@@ -76,8 +76,8 @@ async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspa
     assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
     assert text.startswith(
-        f"**crystal: renamed copy** of function merge_intervals in [a.py:1-14]({s.uri('a.py')}#L1)"
-        ": similarity **1.000**, CrystalBLEU "
+        f"**crystal: renamed copy** · `-` [a.py:1-14]({s.uri('a.py')}#L1) · `+` this copy · "
+        "similarity **1.000** · CrystalBLEU "
     )
     assert "- this copy: function combine_ranges (b.py:4-17, python)" in text
     assert f"- other copy: [a.py:1-14]({s.uri('a.py')}#L1) function merge_intervals" in text
@@ -86,11 +86,9 @@ async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspa
     rows = _aligned_rows(text)
     assert rows[:2] == ["- 1 def merge_intervals(intervals):", "+ 4 def combine_ranges(ranges):"]
     assert "+ 8     for lo, hi in items:" in rows
-    assert (
-        "`-` a.py:1-14, `+` this copy (6 of 15 corresponding lines, differing ones kept):" in text
-    )
+    assert "*6 of 15 corresponding lines, the differing ones kept.*" in text
     assert 6 <= len([r for r in rows if "⋯" not in r]) <= 12  # six rows, renamed ones two lines
-    assert "[compare side by side](command:crystal.compare?" in text
+    assert "[compare](command:crystal.compare?" in text
     assert "Shared non-trivial n-grams" in text
     assert "crystalbleu|tok:" in text
     assert await _hover(s, uri, 0, 0) is None

@@ -388,7 +388,7 @@ function writeSettings(patch) {
                 const all = [...el.querySelectorAll('*')];
                 const both = all.filter((e) => /def order_total\(/.test(e.textContent || '') && /def period_revenue\(/.test(e.textContent || ''));
                 const block = both[both.length - 1]; // the innermost element holding the diff
-                const link = all.find((e) => e.tagName === 'A' && /compare side by side/.test(e.textContent || ''));
+                const link = all.find((e) => e.tagName === 'A' && (e.textContent || '').trim() === 'compare');
                 if (!block || !link) {
                     return { found: { block: !!block, link: !!link }, html: el.innerHTML.slice(0, 1500) };
                 }
@@ -412,7 +412,7 @@ function writeSettings(patch) {
             })
             .catch((e) => ({ error: String(e) }));
         check(
-            'DOM: the hover is readable: compare link and >= 4 diff lines in view, no column cut',
+            'DOM: the hover is readable: its head, the compare link and >= 4 diff lines in view, no column cut',
             geometry && geometry.link === true && geometry.cut <= 1 && geometry.visibleRows >= 4,
             JSON.stringify(geometry),
         );

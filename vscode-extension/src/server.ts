@@ -364,7 +364,7 @@ export class ServerManager implements vscode.Disposable {
             diagnosticCollectionName: 'crystal',
             stdioOptions: { stdout: (input) => this.pipeLog(input), stderr: (input) => this.pipeLog(input) },
             initializationOptions: { settings: mapped.settings },
-            // the hover's "compare side by side" link runs crystal.compare, and nothing else
+            // the hover's "compare" link runs crystal.compare, and nothing else
             markdown: { isTrusted: { enabledCommands: [CMD_COMPARE] } },
             middleware: {
                 executeCommand: async (command, args, next) => {

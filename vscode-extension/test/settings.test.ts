@@ -63,6 +63,8 @@ test('VS Code configuration object maps to the server keys only', () => {
         insertionThreshold: 0.8,
         insertionDiagnostics: true,
         insertionLensSeconds: 0,
+        showSimilar: false,
+        maxDiagnostics: 20,
     });
     assert.ok(!('interpreter' in m.settings));
     assert.ok(!('trace' in m.settings));

@@ -168,12 +168,13 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
         "names changed consistently; 1 of 26 lines identical (this copy: lines 4-29)"
     )
     uri = (Path(folder.root or "") / "config.py").as_uri()
-    first = markdown.split("\n", 1)[0]
+    first, second, third = markdown.split("\n", 3)[:3]
     assert first.startswith(
-        f"**crystal: near copy** of function parse_config in [config.py:1-17]({uri}#L1): "
+        f"**crystal: near copy** · `-` [config.py:1-17]({uri}#L1) · `+` this copy · "
         "similarity **0.6"
     )
-    assert re.search(r"CrystalBLEU 0\.\d{3} · \[compare side by side\]\(command:", first)
+    assert re.search(r"CrystalBLEU 0\.\d{3} · \[compare\]\(command:", first)
+    assert (second, third) == ("", "```diff")  # the diff right under the head
     assert "- this copy: function main (tool.py:4-29, python)" in markdown
     assert (
         f"- other copy: [config.py:1-17]({uri}#L1) function parse_config "
@@ -182,9 +183,7 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     assert re.search(r"- \d+ copied tokens, BLEU 0\.\d{3}", markdown)
     assert "- clone class: 2 copies, lowest similarity 0.6" in markdown
     assert "(this copy is a member)" in markdown
-    assert (
-        "`-` config.py:1-17, `+` this copy (6 of 27 corresponding lines, differing ones kept):"
-    ) in markdown
+    assert "*6 of 27 corresponding lines, the differing ones kept.*" in markdown
     rows = _diff(markdown)
     assert rows[:3] == [
         "- 1 def parse_config(path):",
@@ -195,7 +194,7 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     assert markdown.index("```diff") < markdown.index("- this copy:")  # the diff comes first
     assert "Shared non-trivial n-grams" in markdown
     assert markdown.count("```") % 2 == 0
-    [link] = re.findall(r"\[compare side by side\]\(command:crystal\.compare\?([^)]*)\)", markdown)
+    [link] = re.findall(r"\[compare\]\(command:crystal\.compare\?([^)]*)\)", markdown)
     [spec] = json.loads(unquote(link))
     assert spec["left"]["uri"] == uri and spec["left"]["range"]["start"]["line"] == 0
     assert (
@@ -207,7 +206,7 @@ def test_hover_of_the_representative_shows_its_closest_copy(folder: Folder) -> N
     markdown, message = _hover(folder, "config.py", PARSE, underline="firstLine")
     assert ") of function main in tool.py:4: " in message
     assert message.endswith(" (this copy: lines 1-17)")
-    assert markdown.startswith("**crystal: near copy** of function main in [tool.py:4-29](")
+    assert markdown.startswith("**crystal: near copy** · `-` [tool.py:4-29](")
     assert "- other copy: [tool.py:4-29](" in markdown
     assert "function main (closest)" in markdown
     assert "(this copy is the representative)" in markdown
