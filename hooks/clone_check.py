@@ -254,7 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 nothing found (or --warn-only), 1 clone-like additions, "
         "2 usage or configuration error, 3 internal error",
     )
-    p.add_argument("filenames", nargs="*", help="Filenames pre-commit believes are changed.")
+    p.add_argument(
+        "filenames",
+        nargs="*",
+        help="Filenames pre-commit believes are changed (after --, which the hook's args end with).",
+    )
     add_scan_options(p)
     p.add_argument("--baseline", metavar="FILE", help="do not report findings in this baseline")
     p.add_argument(
@@ -333,9 +337,27 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line; a file name that would be read as an option is refused.
+
+    File names follow ``--`` (the hook's default ``args``, ``[--]``); without it, an argument
+    that starts with ``-`` and names an existing file is ambiguous -- a staged file called
+    ``--warn-only`` must never switch the check off -- so it is a usage error, not a guess.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in args:
+        for arg in args:
+            if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+                raise CrystalError(
+                    f"{display_path(arg)} is a file name that reads as an option: put -- "
+                    "before the file names (end the hook's args: with --)"
+                )
+    return build_parser().parse_args(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``crystal-clones``; returns the exit code (see the module docstring)."""
-    return run_guarded(PROG, lambda: run(build_parser().parse_args(argv)))
+    return run_guarded(PROG, lambda: run(parse_args(argv)))
 
 
 if __name__ == "__main__":

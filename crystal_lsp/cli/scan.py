@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from crystal_lsp.cli.common import (
 from crystal_lsp.clones.findings import at_level
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
+from crystal_lsp.text.datafiles import write_atomic
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.reports.annotations import Focus
@@ -182,27 +184,27 @@ def _report(
     from crystal_lsp.clones.reports.sarif import to_sarif
 
     shown = at_level(result.findings, result.config.show_similar)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if args.format == "json":
-            doc = result.to_json(with_ngrams=args.show_ngrams)
-            doc["summary"]["baselined"] = baselined
-            _write_json(doc, out)
-        elif args.format == "sarif":
-            _write_json(to_sarif(result, focus), out)
-        elif args.format == "gitlab":
-            _write_json(to_code_quality(shown, focus), out)
-        elif args.format == "github":
-            out.write("".join(line + "\n" for line in to_github(shown, focus)))
-        elif args.format == "agent":
-            _print_agent(result, baselined, out)
-        elif args.format == "html":
-            out.write(_html(result, args, baselined, paths))
-        else:
-            _print_text(result, args, baselined, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    # a file gets the whole report at once (written atomically), or keeps what it held
+    out: Any = io.StringIO() if args.output else sys.stdout
+    if args.format == "json":
+        doc = result.to_json(with_ngrams=args.show_ngrams)
+        doc["summary"]["baselined"] = baselined
+        _write_json(doc, out)
+    elif args.format == "sarif":
+        _write_json(to_sarif(result, focus), out)
+    elif args.format == "gitlab":
+        _write_json(to_code_quality(shown, focus), out)
+    elif args.format == "github":
+        out.write("".join(line + "\n" for line in to_github(shown, focus)))
+    elif args.format == "agent":
+        _print_agent(result, baselined, out)
+    elif args.format == "html":
+        out.write(_html(result, args, baselined, paths))
+    else:
+        _print_text(result, args, baselined, out)
+    if args.output:
+        data = out.getvalue().encode("utf-8", "backslashreplace")
+        write_atomic(args.output, data, "--output")
 
 
 def _html(result: ScanResult, args: argparse.Namespace, baselined: int, paths: list[str]) -> str:

@@ -110,7 +110,7 @@ def code_actions(
             if target is None:
                 continue
             start = target.range.start
-            title = f"Go to the other copy ({location.path}:{location.first_line})"
+            title = f"Go to the other copy ({location.label()})"  # label(): escaped
             out.append(
                 types.CodeAction(
                     title=title,

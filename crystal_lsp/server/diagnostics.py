@@ -173,7 +173,7 @@ def message_of(flag: Flag) -> str:
     """
     pair = flag.best_pair()
     other = flag.finding.locations[flag.other(pair)]
-    what = other.describe()
+    what = display_path(other.describe())
     head = "Near-duplicate" if flag.finding.level == COPY else "Similar structure"
     message = (
         f"{head} (similarity {pair.similarity:.2f}, CrystalBLEU "
@@ -226,7 +226,7 @@ def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelat
             notes.append(f"similarity {similarity[j]:.2f}")
         else:
             notes.append("same clone class")
-        note = f"{location.describe() or 'copy'} ({', '.join(notes)})"
+        note = f"{display_path(location.describe()) or 'copy'} ({', '.join(notes)})"
         related.append(types.DiagnosticRelatedInformation(location=resolved, message=note))
     return related
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import Finding, Location, display_path
 from crystal_lsp.server.alignment import HOVER_ROWS, align, diff_excerpt, lines_of, pick
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.compare import COMPARE, compare_spec
@@ -28,11 +28,12 @@ MAX_COPIES = 10
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    """Untrusted text (a name from the repository) for a Markdown table cell, escaped."""
+    return display_path(text).replace("|", "\\|").replace("`", "'")
 
 
 def _lines(location: Location) -> str:
-    return f"{location.path}:{location.first_line}-{location.last_line}"
+    return f"{display_path(location.path)}:{location.first_line}-{location.last_line}"
 
 
 def _link(folder: Folder, location: Location, label: str) -> str:
@@ -70,7 +71,7 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
         f"{max(pair.crystalbleu, 0.0):.3f}{' · ' + link if link else ''}",
         "",
         *_alignment(folder, flag, other, text),
-        f"- this copy: {_cell(what)} ({_lines(here)}, {finding.language})",
+        f"- this copy: {_cell(what)} ({_cell(_lines(here))}, {finding.language})",
         f"- other copy: {_link(folder, other, _lines(other))} "
         f"{_cell(other.describe())} ({_why(finding, j)})",
         f"- {pair.copied} copied tokens{bleu}",

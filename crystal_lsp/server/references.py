@@ -15,6 +15,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.clones.references import BestRegion, BestRegions, Skip, best_regions
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.sset import TriviallySharedSet
@@ -22,6 +23,7 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.scoring import Piece, ScoreError
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import raw_end
 
 AUTO_KEEP = 3
 ALIKE = ({"c", "cpp"},)
@@ -196,11 +198,11 @@ def _piece(folder: Folder, best: BestRegion, codec: Codec | None) -> Piece:
     )
     starts = heavy.starts[region.start : region.end]
     return Piece(
-        f"{path}:{lines}{what}",
+        f"{display_path(path)}:{lines}{display_path(what)}",
         folder.uri_of(path),
         text,
         starts[0],
-        starts[-1] + len(best.tokens[-1]),
+        raw_end(text, starts[-1], best.tokens[-1]),
         rng,
         list(best.tokens),
         list(starts),

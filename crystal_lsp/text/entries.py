@@ -376,13 +376,20 @@ def span_position(
     """1-based ``(first line, first column, last line, last column)`` of tokens ``[start, end)``.
 
     The last column is inclusive; a multi-line last token (a docstring) ends on the line where
-    its text ends.
+    its text ends, after the text's last line (its ``\\r\\n`` line ends are ``\\n`` in the text).
     """
     texts, starts, lines = heavy.texts, heavy.starts, heavy.lines
     offsets = starts_of_lines if starts_of_lines is not None else heavy.line_offsets
     first = lines[start]
-    end_offset = starts[end - 1] + len(texts[end - 1])
-    last = lines[end - 1] + texts[end - 1].count("\n")
+    text = texts[end - 1]
+    breaks = text.count("\n")
+    last = lines[end - 1] + breaks
     first_col = starts[start] - offsets[first] + 1
-    last_col = end_offset - offsets[last] if last < len(offsets) else 1
+    if last >= len(offsets):  # the text's last line end is the one Pygments appends
+        last = len(offsets) - 1
+        last_col = starts[end - 1] + len(text.rstrip("\n")) - offsets[last]
+    elif breaks:
+        last_col = len(text) - text.rfind("\n") - 1
+    else:
+        last_col = starts[end - 1] + len(text) - offsets[last]
     return first + 1, first_col, last + 1, max(1, last_col)

@@ -1,11 +1,10 @@
 """The repository index: file entries by content, per-language S sets, incremental refresh.
 
 ``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
-the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
-time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
-files whose content digest is known reuse their stored entry, and only new contents are
-tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
-can be layered on top with ``overrides``.
+the root, as :mod:`crystal_lsp.clones.files` lists them): files whose stat data match the
+manifest are not read (unless racily clean, :func:`trusted`), known contents reuse their stored
+entry, and only new contents are tokenized, in parallel processes. In-memory contents (an
+editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
 
 Each language has two S sets, over raw tokens and over the normalized view
 (:mod:`crystal_lsp.clones.index.languagesets`), kept by the index and rebuilt when they drift.
@@ -111,7 +110,7 @@ class RepoIndex:
                 snap.skipped.append((rel, exc.reason))
                 continue
             known = manifest.get(rel)
-            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
+            if not verify and trusted(known, st):
                 snap.contents[rel] = (str(known[2]), None)
                 snap.manifest[rel] = known
                 continue
@@ -137,7 +136,7 @@ class RepoIndex:
             snap.skipped.append((rel, exc.reason))
             return
         sha = content_sha(data)
-        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
+        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns, st.st_ctime_ns, st.st_ino]
         if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
             snap.contents[rel] = (sha, data)
             snap.manifest[rel] = entry
@@ -145,11 +144,10 @@ class RepoIndex:
         # the content the manifest records: the index has its entry, the bytes are not needed
         # (a racily clean checkout would otherwise hold every file in memory)
         snap.contents[rel] = (sha, None)
-        size, mtime_ns = st.st_size, st.st_mtime_ns
         # keep the stored entry when the new one is no better (it is trusted, or both are still
         # racy), so that an unchanged manifest is not rewritten
-        same_stat = known[:2] == [size, mtime_ns]
-        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
+        same_stat = known[:2] + known[4:6] == entry[:2] + entry[4:6]
+        if same_stat and (trusted(known, st) or not trusted(entry, st)):
             snap.manifest[rel] = known
         else:
             snap.manifest[rel] = entry

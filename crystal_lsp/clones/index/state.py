@@ -7,6 +7,7 @@ itself is :class:`crystal_lsp.clones.index.repo.RepoIndex`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
@@ -37,7 +38,7 @@ class Snapshot:
 
     The bytes are kept only for contents the manifest does not already record for the path
     (``None``: not read, or re-read and found unchanged, so the index has an entry for it).
-    ``manifest`` entries are ``[size, mtime_ns, digest, hashed_ns]`` (see :func:`trusted`).
+    ``manifest`` entries: ``[size, mtime_ns, digest, hashed_ns, ctime_ns, inode]``.
     """
 
     contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
@@ -109,17 +110,20 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     return encode(entry.light_json()), encode(entry.heavy.to_json())
 
 
-def trusted(known: Any, size: int, mtime_ns: int) -> TypeGuard[list[Any]]:
-    """Whether a manifest entry may stand for a file of this size and mtime without reading it.
+def stat_key(st: os.stat_result) -> list[int]:
+    """Size, mtime, ctime and inode, as git compares them (no rewrite keeps a ctime)."""
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
-    git's racy-clean rule: the entry must match, and the file must have been modified safely
-    (:data:`RACY_MARGIN_NS`) before it was hashed; a later change within the same timestamp
-    would leave size and mtime as they were. Entries of older manifests, which do not record
-    when they were hashed, and malformed entries are never trusted.
+
+def trusted(known: Any, st: os.stat_result) -> TypeGuard[list[Any]]:
+    """Whether a manifest entry may stand for a file with this ``stat`` without reading it.
+
+    git's racy-clean rule: the :func:`stat_key` must match and the file must have been modified
+    safely (:data:`RACY_MARGIN_NS`) before it was hashed. Older and malformed entries never are.
     """
-    if not isinstance(known, list) or len(known) < 4:
+    if not isinstance(known, list) or len(known) < 6:
         return False
-    k_size, k_mtime, sha, hashed_ns = known[:4]
-    if not (isinstance(sha, str) and isinstance(k_mtime, int) and isinstance(hashed_ns, int)):
+    size, mtime, sha, hashed_ns, ctime, ino = known[:6]
+    if not (isinstance(sha, str) and isinstance(mtime, int) and isinstance(hashed_ns, int)):
         return False
-    return k_size == size and k_mtime == mtime_ns and k_mtime < hashed_ns - RACY_MARGIN_NS
+    return [size, mtime, ctime, ino] == stat_key(st) and mtime < hashed_ns - RACY_MARGIN_NS
