@@ -11,15 +11,16 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.clones.options import SCAN_SETTINGS
 from crystal_lsp.distributed import ENGINES
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.text.datafiles import check_writable
-from crystal_lsp.text.lexers import resolve_lexer
 from crystal_lsp.text.sources import SkippedFile, read_lines, read_source
-from crystal_lsp.text.tokens import Tokens, lex
+
+if TYPE_CHECKING:
+    from crystal_lsp.text.tokens import Tokens
 
 FORMATS = ("text", "json")
 _WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -207,6 +208,9 @@ def corpus_lines(
 
 def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments: bool) -> Tokens:
     """Read and tokenize one file; empty token streams are an error."""
+    from crystal_lsp.text.lexers import resolve_lexer
+    from crystal_lsp.text.tokens import lex
+
     text = read_code(path, max_bytes)
     tokens = lex(text, resolve_lexer(language, path, text), keep_comments=keep_comments)
     if not tokens:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.lexers import canonical_name, lexer_by_language
 
 BOOL, INT, FLOAT, TEXT, STRINGS, CHOICE = "bool", "int", "float", "str", "strings", "choice"
 SEVERITIES = ("hint", "information", "warning", "error")
@@ -152,6 +151,9 @@ def default(name: str) -> Any:
 
 def canonical_language(name: str) -> str:
     """The canonical Pygments name of a language name or alias (``py`` -> ``python``)."""
+    # imported here: the lexers' tables are needed only when a setting names languages
+    from crystal_lsp.text.lexers import canonical_name, lexer_by_language
+
     return canonical_name(lexer_by_language(name))
 
 

@@ -50,7 +50,7 @@ DISPLAY_ONLY = ("show_similar",)
 
 @dataclass(frozen=True)
 class ScanConfig:
-    """What the clone finder looks at and how it decides. Documented in README (Configuration)."""
+    """What the clone finder looks at and how it decides. Documented in docs/settings.md."""
 
     threshold: float = default("threshold")
     """Minimum similarity (CrystalBLEU of the normalized view, the lower of both directions)."""
@@ -125,7 +125,8 @@ class ScanConfig:
                 "max_n": self.max_n,
                 # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
                 # 7: and transpiler headers mark generated code
-                "format": 7,
+                # 8: light entries packed (text/packing.py), line structure from text/layout.py
+                "format": 8,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from crystal_lsp.distributed.engine import Engine, LazyEngine, engine_name
+from crystal_lsp.distributed import engine_name
+from crystal_lsp.distributed.engine import Engine, LazyEngine
 from crystal_lsp.distributed.topk import count_token_part
 from crystal_lsp.metric.disting import MetricReport, evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, make_metric

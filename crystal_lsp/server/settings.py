@@ -33,7 +33,7 @@ SCAN_FIELDS = {key: s.name for key, s in LSP_SETTINGS.items() if not s.server_on
 
 @dataclass(frozen=True)
 class Settings:
-    """Validated settings (see the README's protocol section for each key)."""
+    """Validated settings (docs/settings.md describes each key)."""
 
     enable: bool = DEFAULTS["enable"]
     severity: str = DEFAULTS["severity"]

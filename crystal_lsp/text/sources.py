@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import hashlib
 import itertools
 import os
 import stat
@@ -245,3 +246,8 @@ def source_from_bytes(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES
         raise SkippedFile(name, "binary file")
     text, encoding, replaced = decode(data)
     return Source(name, text, encoding, replaced)
+
+
+def content_sha(data: bytes) -> str:
+    """Digest naming a file's content in the cache."""
+    return hashlib.sha256(data).hexdigest()[:24]

@@ -33,7 +33,7 @@ from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
-from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
 from crystal_lsp.text.snippets import CLASS, FUNCTION
 
@@ -161,18 +161,35 @@ def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:
     """One clone class as a finding: the representative first, then its copies.
 
-    Its level is that of its best pair (most copied tokens times raw CrystalBLEU).
+    It is a copy when one of its pairs is (the best of those gives the evidence), else similar
+    structure with the evidence of its best pair (most copied tokens times raw CrystalBLEU).
     """
     locations = [location(work, r) for r in clone_class.regions]
     pairs = [
         Pair(0, k, pair.similarity, pair.crystalbleu, copied=pair.copied)
         for k, (_, pair) in enumerate(clone_class.members, 1)
     ]
-    best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
-    copied, least = pairs[best].copied, work.finder.config.min_tokens
-    short = f"a short repeat ({copied} copied tokens, under {least})" if copied < least else None
-    level, why = level_of(evidences[best], short=short)
+    least = work.finder.config.min_tokens
+    levels = [
+        level_of(ev, short=_short(clone_class.representative, member, pair, least))
+        for (member, pair), ev in zip(clone_class.members, evidences)
+    ]
+    ranked = sorted(
+        range(len(pairs)), key=lambda k: -pairs[k].copied * max(pairs[k].crystalbleu, 0)
+    )
+    best = next((k for k in ranked if levels[k][0] == COPY), ranked[0])
+    level, why = levels[best]
     return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+
+
+def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
+    """Why a pair is a short repeat (too little copied code to act on), or None.
+
+    A whole function or class copied is a copy whatever its size; a few lines of one are not.
+    """
+    if pair.copied >= least or (rep.whole and member.whole):
+        return None
+    return f"a short repeat ({pair.copied} copied tokens, under {least})"
 
 
 def family_finding(work: Workset, family: Family) -> Finding:

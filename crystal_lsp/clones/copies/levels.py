@@ -16,9 +16,10 @@ structure** -- real similarity that nobody would act on -- when the evidence
   many lines;
 * **parallel structure**: fewer than half of the code lines are identical, and the rest is not
   a renaming -- names and literals differ throughout;
-* **a short repeat**: the best pair shares fewer than ``min-tokens`` copied tokens (aligned,
-  outside signatures, imports and data: what one refactoring would remove), a few lines nobody
-  extracts (fewer than three quarters of it are not findings at all).
+* **a short repeat**: the best pair -- lines of units, not whole functions or classes -- shares
+  fewer than ``min-tokens`` copied tokens (aligned, outside signatures, imports and data: what
+  one refactoring would remove), a few lines nobody extracts (fewer than three quarters of it
+  are not findings at all).
 
 Every finding carries the phrases that decided its level, and how many lines are identical.
 """

@@ -172,3 +172,23 @@ def test_malformed_manifest_is_rehashed(repo: pathlib.Path, store: Store, manife
     assert stats.files == 2
     for rel, text in FILES.items():
         assert index.files[rel].sha == content_sha(text.encode())
+
+
+def test_a_cached_scan_keeps_what_it_learned_about_racy_files(
+    repo: pathlib.Path, tmp_path: pathlib.Path, opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout scanned right away is racy; later scans answered from the cache stop re-reading it."""
+    from crystal_lsp.clones.scan import run_scan
+
+    paths, config = sorted(FILES), ScanConfig()
+    with Store(str(tmp_path / "cache")) as store:
+        first = run_scan(str(repo), paths, config, store=store, jobs=1)
+        later = time.time_ns() + 3 * 10**9
+        monkeypatch.setattr(time, "time_ns", lambda: later)
+        opened.clear()
+        again = run_scan(str(repo), paths, config, store=store, jobs=1)
+        assert again.cached and sorted(opened) == ["net.py", "orders.py"]  # hashed safely now
+        opened.clear()
+        third = run_scan(str(repo), paths, config, store=store, jobs=1)
+    assert third.cached and opened == []
+    assert [f.to_json() for f in third.findings] == [f.to_json() for f in first.findings]
