@@ -18,12 +18,10 @@ from crystal_lsp.server.alignment import (
     RENAMED,
     SAME,
     THERE_ONLY,
-    WIDTH,
     Line,
     Row,
     align,
     diff_excerpt,
-    excerpt,
     pick,
 )
 from crystal_lsp.server.buffers import DocumentSnapshot
@@ -122,22 +120,6 @@ def test_pick_keeps_the_differing_rows_of_a_long_alignment() -> None:
     assert pick(rows[:12]) == list(range(12))
     shown = pick(rows)
     assert len(shown) == 12 and {0, 1, 19, 20, 21, 24, 25, 26} <= set(shown)
-
-
-def test_excerpt_is_a_two_column_code_block() -> None:
-    here_text = "\n".join(["x"] * 9 + ["    if ready:", "        go(" + "a" * 60 + ")"])
-    there_text = "\tif done:\n\t\tstop()\n"
-    rows = [Row(RENAMED, 10, 1), Row(CHANGED, 11, 2), Row(THERE_ONLY, None, 3)]
-    block = excerpt(rows, here_text, there_text + "\t\tmore()\n", ("this copy (a.py)", "b.py"))
-    lines = block.split("\n")
-    assert lines[0] == "```text" and lines[-1] == "```"
-    assert lines[1].startswith("  this copy (a.py)") and lines[1].endswith("│ b.py")
-    assert lines[2] == f"~ 10 {'if ready:':<{WIDTH}} │  1 if done:"
-    assert lines[3].startswith(f"! 11     go({'a' * (WIDTH - 8)}… │  2     stop()")
-    assert lines[4] == f"- {' ' * (3 + WIDTH)} │  3     more()"
-    assert GAP not in block
-    fenced = excerpt([Row(SAME, 1, 1)], "a = '```'", "a = '```'", ("x", "y"))
-    assert fenced.startswith("````text\n") and fenced.endswith("\n````")
 
 
 @pytest.fixture
@@ -243,6 +225,11 @@ def test_diff_excerpt_is_one_narrow_column() -> None:
         "  4 a",
         f"@@ {GAP} @@",
     ]
+
+
+def test_diff_excerpt_fences_code_holding_backticks() -> None:
+    fenced = diff_excerpt([Row(SAME, 1, 1)], "a = '```'", "a = '```'")
+    assert fenced.startswith("````diff\n") and fenced.endswith("\n````")
 
 
 def block_lines(block: str) -> list[str]:
