@@ -26,6 +26,7 @@ from crystal_lsp.server.configuration import Configuration
 from crystal_lsp.server.documents import Documents
 from crystal_lsp.server.folders import Folders
 from crystal_lsp.server.indexing import Indexer
+from crystal_lsp.server.insertions import Insertions
 from crystal_lsp.server.protocol import (
     BoundedStdinReader,
     CrystalProtocol,
@@ -78,6 +79,7 @@ class CrystalServer(LanguageServer):
         self.documents = Documents(self)
         self.watcher = DiskWatcher(self)
         self.auto = AutoReferences()
+        self.insertions = Insertions(self)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.reported: set[str] = set()
         self.initialized = asyncio.Event()

@@ -114,7 +114,7 @@ class CrystalProtocol(LanguageServerProtocol):
             old.position_encoding,
         )
 
-    RAW_METHODS = frozenset({"crystal/score"})
+    RAW_METHODS = frozenset({"crystal/score", "crystal/insertions"})
     """Custom requests whose parameters reach the handler as plain JSON (pygls would turn
     objects into named tuples, renaming keys that are not identifiers)."""
 
