@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""``crystal-lsp disting`` on the shared labeled sets against the data README's reference figures.
+"""``crystal-lsp disting`` with its default options against the reference figures, pair by pair.
 
-    .venv/bin/python bench/disting_bench.py                 # 3 sets x seeds 0 1 2, class-balanced,
-                                                            # plus seed 0 uniform over pairs
-    .venv/bin/python bench/disting_bench.py --seeds 0 --sets gcj_java
+    .venv/bin/python bench/disting_bench.py                 # 3 sets, seed 0 (~6 min here)
+    .venv/bin/python bench/disting_bench.py --sets gcj_java --seeds 0 1 --uniform
 
 Each run is ``crystal-lsp disting <set>/items.jsonl.gz --metric bleu,crystalbleu,crystalbleu-if
---n 1000 -k 500 --seed S --pair-sampling P --format json`` in its own subprocess (sets and
-samplings alternate, so load drifts hit all alike); its wall and CPU time (``os.wait4``), peak RSS
-and the load average before and after are recorded. The reference figures (README of the data,
-class-balanced, one seed) are the anchor: the table gives ours as mean ± standard deviation over
-the seeds next to them, and the uniform-over-pairs sampling as the protocol that does not
-reproduce them. Writes ``bench/results/disting_bench.{json,md}``; data from ``--data DIR`` or
-``$CRYSTAL_BENCH_DATA`` (default ``/work/shared/data``), read in place; without it: ``SKIPPED``.
+--seed S --format json --pairs-out FILE --jobs 2`` in its own subprocess, with **no other
+option** (``--pair-sampling uniform`` added for the ``--uniform`` runs): its wall and CPU time
+(``os.wait4``), peak RSS and the load average before and after are recorded.
+
+Three comparisons:
+
+1. the data README's figures (distinguishability, ROC AUC, threshold accuracy of BLEU and
+   CrystalBLEU, seed 0), as printed: ours rounded to the README's digits must equal them;
+2. the reference script itself (``reference_eval.py``, from ``--reference-tools`` or
+   ``$CRYSTAL_REFERENCE_TOOLS``, run in this process through ``bench/reference.py``): its
+   full-precision figures, with the largest difference (goal: at most 1e-4; it is 0);
+3. pair by pair: the reference's drawn pairs (ids, in order, per split and label) against the
+   rows of ``--pairs-out``, and each pair's BLEU and CrystalBLEU score; pairs that differ are
+   counted and the first ones listed.
+
+Writes ``bench/results/disting_bench.{json,md}``. Data from ``--data`` or ``$CRYSTAL_BENCH_DATA``
+(default ``/work/shared/data``), read in place; without it: ``SKIPPED``.
 """
 
 from __future__ import annotations
@@ -21,48 +30,60 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from reference import DEFAULT_TOOLS, GROUPS, load_reference, run_reference  # noqa: E402
+
 SETS = ("gcj_java", "clcdsa_atcoder_java", "clcdsa_atcoder_python")
 METRICS = ("bleu", "crystalbleu", "crystalbleu-if")
-# the data README: distinguishability, ROC AUC, threshold accuracy (BLEU, CrystalBLEU)
-REFERENCE = {
-    "gcj_java": {"bleu": (1.58, 0.791, 0.717), "crystalbleu": (3.40, 0.800, 0.752)},
-    "clcdsa_atcoder_java": {"bleu": (2.15, 0.716, 0.662), "crystalbleu": (4.68, 0.770, 0.685)},
-    "clcdsa_atcoder_python": {"bleu": (4.21, 0.898, 0.804), "crystalbleu": (75.5, 0.771, 0.716)},
+FIGURES = ("disting", "auc", "accuracy")
+# the data README (seed 0): distinguishability, ROC AUC, threshold accuracy (BLEU, CrystalBLEU)
+README = {
+    "gcj_java": {"bleu": ("1.58", "0.791", "0.717"), "crystalbleu": ("3.40", "0.800", "0.752")},
+    "clcdsa_atcoder_java": {
+        "bleu": ("2.15", "0.716", "0.662"),
+        "crystalbleu": ("4.68", "0.770", "0.685"),
+    },
+    "clcdsa_atcoder_python": {
+        "bleu": ("4.21", "0.898", "0.804"),
+        "crystalbleu": ("75.5", "0.771", "0.716"),
+    },
 }
+TOLERANCE = 1e-4
 
 
-def run_once(data: Path, name: str, seed: int, sampling: str) -> dict[str, Any]:
-    """One disting run in a subprocess, with its costs."""
+def run_once(data: Path, name: str, seed: int, sampling: str, pairs_out: Path) -> dict[str, Any]:
+    """One disting run in a subprocess, with its costs; default options but the seed."""
     argv = [sys.executable, "-m", "crystal_lsp.cli.main", "disting"]
-    argv += [str(data / name / "items.jsonl.gz"), "--metric", ",".join(METRICS), "--n", "1000"]
-    argv += ["-k", "500", "--seed", str(seed), "--pair-sampling", sampling, "--format", "json"]
-    argv += ["--jobs", "2"]
+    argv += [str(data / name / "items.jsonl.gz"), "--metric", ",".join(METRICS)]
+    argv += ["--seed", str(seed), "--format", "json", "--pairs-out", str(pairs_out)]
+    argv += ["--jobs", "2"] + (["--pair-sampling", sampling] if sampling != "class" else [])
     load_before = os.getloadavg()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, cwd=ROOT, check=False)
-    out, err = proc.stdout, proc.stderr
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if proc.returncode != 0:
-        raise SystemExit(f"{name} seed {seed}: {err.decode(errors='replace').strip()}")
-    doc = json.loads(out)
+        raise SystemExit(f"{name} seed {seed}: {proc.stderr.decode(errors='replace').strip()}")
+    doc = json.loads(proc.stdout)
     return {
         "set": name,
         "seed": seed,
         "sampling": sampling,
+        "argv": argv[3:],
+        "protocol": doc["protocol_signature"],
         "wall_s": wall,
-        "cpu_s": cpu,
+        "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
         "max_rss_mb_so_far": after.ru_maxrss / 1024,
         "load_before": load_before,
         "load_after": os.getloadavg(),
@@ -71,7 +92,7 @@ def run_once(data: Path, name: str, seed: int, sampling: str) -> dict[str, Any]:
                 "disting": m["distinguishability"],
                 "auc": m["auc"],
                 "accuracy": (m["classifier"] or {}).get("accuracy"),
-                "seconds": m["seconds"],
+                "threshold": (m["classifier"] or {}).get("threshold"),
                 "cpu_seconds": m["cpu_seconds"],
             }
             for m in doc["metrics"]
@@ -79,65 +100,134 @@ def run_once(data: Path, name: str, seed: int, sampling: str) -> dict[str, Any]:
     }
 
 
-def _stat(values: list[float]) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.3f}" if values[0] < 10 else f"{values[0]:.1f}"
-    mean, sd = statistics.mean(values), statistics.stdev(values)
-    digits = 3 if mean < 10 else 1
-    return f"{mean:.{digits}f} ± {sd:.{digits}f}"
+def readme_check(run: dict[str, Any]) -> dict[str, Any]:
+    """Ours rounded to the README's digits against the README (seed 0, class sampling)."""
+    out: dict[str, Any] = {}
+    for metric, printed in README.get(run["set"], {}).items():
+        for figure, text in zip(FIGURES, printed):
+            digits = len(text.split(".")[1])
+            ours = run["metrics"][metric][figure]
+            out[f"{metric} {figure}"] = {
+                "readme": text,
+                "ours": ours,
+                "equal_as_printed": f"{ours:.{digits}f}" == text,
+            }
+    return out
 
 
-def render(runs: list[dict[str, Any]], seeds: list[int]) -> str:
-    """The Markdown report: ours (class-balanced, over seeds) and uniform next to the reference."""
+def pair_check(ref: Any, run: dict[str, Any], pairs_out: Path) -> dict[str, Any]:
+    """The reference script's pairs and scores against ours, pair by pair, and its figures."""
+    theirs = run_reference(ref, run["set"], seed=run["seed"], mode=run["sampling"])
+    rows = [json.loads(line) for line in pairs_out.read_text(encoding="utf-8").splitlines()]
+    ours: dict[str, list[dict[str, Any]]] = {g: [] for g in GROUPS}
+    for row in rows:
+        ours[f"{row['split']}_{'intra' if row['label'] else 'inter'}"].append(row)
+    out: dict[str, Any] = {"groups": {}, "figures": {}}
+    for group in GROUPS:
+        mine = [(r["references"][0], r["hypothesis"]) for r in ours[group]]
+        same_pairs = mine == theirs.pairs[group]
+        entry: dict[str, Any] = {"pairs": len(mine), "same_pairs_in_order": same_pairs}
+        if not same_pairs:
+            entry["first_differing"] = [
+                (k, a, b) for k, (a, b) in enumerate(zip(mine, theirs.pairs[group])) if a != b
+            ][:5]
+        for metric in ("bleu", "crystalbleu"):
+            got = [r[metric] for r in ours[group]]
+            want = theirs.scores[metric][group]
+            diffs = [abs(x - y) for x, y in zip(got, want)]
+            entry[metric] = {
+                "max_abs_diff": max(diffs, default=0.0),
+                "pairs_differing": sum(d != 0 for d in diffs),
+                "first_differing": [(k, got[k], want[k]) for k, d in enumerate(diffs) if d][:5],
+            }
+        out["groups"][group] = entry
+    for metric, figures in theirs.figures.items():
+        for figure in FIGURES:
+            ours_value = run["metrics"][metric][figure]
+            out["figures"][f"{metric} {figure}"] = {
+                "reference": figures[figure],
+                "ours": ours_value,
+                "abs_diff": abs(ours_value - figures[figure]),
+            }
+    return out
+
+
+def render(runs: list[dict[str, Any]]) -> str:
+    """The Markdown report."""
     loads = [r["load_before"][0] for r in runs] + [r["load_after"][0] for r in runs]
     lines = [
-        "# disting on the shared labeled sets vs the data README",
+        "# disting with its default options vs the reference evaluation",
         "",
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seeds {seeds}; N = 1000 + 1000 "
-        f"test pairs, k = 500; load average (1 min) {min(loads):.1f}-{max(loads):.1f} on "
-        f"{os.cpu_count()} CPUs.",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average (1 min) "
+        f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs. Command: `crystal-lsp "
+        "disting <set>/items.jsonl.gz --metric bleu,crystalbleu,crystalbleu-if --seed S "
+        "--format json --pairs-out F --jobs 2` (no other option).",
         "",
-        "| set | metric | sampling | distinguishability | ROC AUC | threshold accuracy | "
-        "CPU s (scoring) |",
-        "|---|---|---|---|---|---|---|",
+        "| set | seed | sampling | metric | distinguishability | ROC AUC | threshold accuracy "
+        "| README | max diff to reference_eval.py | CPU s (scoring) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in SETS:
+    for r in runs:
         for metric in METRICS:
-            ref = REFERENCE.get(name, {}).get(metric)
-            if ref is not None:
-                lines.append(
-                    f"| {name} | {metric} | reference | {ref[0]} | {ref[1]} | {ref[2]} | |"
-                )
-            for sampling in ("class", "uniform"):
-                rows = [r for r in runs if r["set"] == name and r["sampling"] == sampling]
-                if not rows:
-                    continue
-                got = [r["metrics"][metric] for r in rows]
-                lines.append(
-                    f"| {name} | {metric} | {sampling} ({len(rows)} seed"
-                    f"{'s' if len(rows) > 1 else ''}) | {_stat([g['disting'] for g in got])} | "
-                    f"{_stat([g['auc'] for g in got])} | {_stat([g['accuracy'] for g in got])} | "
-                    f"{_stat([g['cpu_seconds'] for g in got])} |"
-                )
-    lines += [
-        "",
-        "Per run (whole command: wall s, CPU s incl. tokenizer workers; load before/after):",
-    ]
-    lines.append("")
+            m = r["metrics"][metric]
+            printed = README.get(r["set"], {}).get(metric)
+            readme = (
+                " / ".join(printed) if printed and r["seed"] == 0 and r["sampling"] == "class"
+                else "-"
+            )  # fmt: skip
+            figures = r.get("reference", {}).get("figures", {})
+            diffs = [v["abs_diff"] for k, v in figures.items() if k.startswith(metric + " ")]
+            diff = f"{max(diffs):.3g}" if diffs else "-"
+            lines.append(
+                f"| {r['set']} | {r['seed']} | {r['sampling']} | {metric} | {m['disting']:.4f} | "
+                f"{m['auc']:.6f} | {m['accuracy']:.4f} | {readme} | {diff} | "
+                f"{m['cpu_seconds']:.2f} |"
+            )
+    lines += ["", "Pair by pair against the reference script (pairs in order; scores):", ""]
+    for r in runs:
+        check = r.get("reference")
+        if check is None:
+            lines.append(f"- {r['set']} seed {r['seed']} {r['sampling']}: reference not run")
+            continue
+        parts = []
+        for group, entry in check["groups"].items():
+            worst = max(entry[m]["max_abs_diff"] for m in ("bleu", "crystalbleu"))
+            differing = sum(entry[m]["pairs_differing"] for m in ("bleu", "crystalbleu"))
+            same = "same pairs" if entry["same_pairs_in_order"] else "PAIRS DIFFER"
+            parts.append(
+                f"{group} {entry['pairs']} ({same}, {differing} scores differ, max {worst:.3g})"
+            )
+        lines.append(f"- {r['set']} seed {r['seed']} {r['sampling']}: " + "; ".join(parts))
+    lines += ["", "Per run (whole command: wall s, CPU s incl. tokenizer workers; load):", ""]
     for r in runs:
         lines.append(
             f"- {r['set']} seed {r['seed']} {r['sampling']}: {r['wall_s']:.1f} s wall, "
-            f"{r['cpu_s']:.1f} s CPU, load {r['load_before'][0]:.1f} / {r['load_after'][0]:.1f}"
+            f"{r['cpu_s']:.1f} s CPU, load {r['load_before'][0]:.1f} / {r['load_after'][0]:.1f}; "
+            f"`{r['protocol']}`"
         )
+    lines += ["", f"Goal (README as printed, reference to {TOLERANCE:g}): **{goal(runs)}**."]
     return "\n".join(lines) + "\n"
+
+
+def goal(runs: list[dict[str, Any]]) -> str:
+    ok = all(v["equal_as_printed"] for r in runs for v in r.get("readme", {}).values())
+    for r in runs:
+        check = r.get("reference")
+        if check is None:
+            continue
+        ok = ok and all(v["abs_diff"] <= TOLERANCE for v in check["figures"].values())
+        ok = ok and all(e["same_pairs_in_order"] for e in check["groups"].values())
+    return "met" if ok else "MISSED"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=os.environ.get("CRYSTAL_BENCH_DATA", "/work/shared/data"))
+    parser.add_argument("--reference-tools", default=DEFAULT_TOOLS)
     parser.add_argument("--sets", nargs="*", default=list(SETS))
-    parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2])
-    parser.add_argument("--no-uniform", action="store_true", help="skip the uniform anchor run")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[0])
+    parser.add_argument("--uniform", action="store_true", help="also --pair-sampling uniform")
+    parser.add_argument("--no-reference", action="store_true", help="skip the pair-by-pair check")
     parser.add_argument("--out", default=str(HERE / "results" / "disting_bench"))
     args = parser.parse_args()
     data = Path(args.data)
@@ -145,19 +235,26 @@ def main() -> int:
     if not sets:
         print(f"SKIPPED: no labeled sets under {data}")
         return 0
+    ref = None if args.no_reference else load_reference(args.reference_tools, data)
     plan = [(s, seed, "class") for seed in args.seeds for s in sets]
-    if not args.no_uniform:
+    if args.uniform:
         plan += [(s, args.seeds[0], "uniform") for s in sets]
     runs = []
-    for name, seed, sampling in plan:
-        run = run_once(data, name, seed, sampling)
-        runs.append(run)
-        print(f"{name} seed {seed} {sampling}: {run['wall_s']:.1f} s", file=sys.stderr)
-    report = render(runs, args.seeds)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, seed, sampling in plan:
+            pairs_out = Path(tmp) / f"{name}-{seed}-{sampling}.jsonl"
+            run = run_once(data, name, seed, sampling, pairs_out)
+            if seed == 0 and sampling == "class":
+                run["readme"] = readme_check(run)
+            if ref is not None:
+                run["reference"] = pair_check(ref, run, pairs_out)
+            runs.append(run)
+            print(f"{name} seed {seed} {sampling}: {run['wall_s']:.1f} s", file=sys.stderr)
+    report = render(runs)
     Path(args.out + ".json").write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
     Path(args.out + ".md").write_text(report, encoding="utf-8")
     print(report)
-    return 0
+    return 0 if goal(runs) == "met" else 1
 
 
 if __name__ == "__main__":

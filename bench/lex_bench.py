@@ -5,8 +5,9 @@
     .venv/bin/python bench/lex_bench.py --quick         # 60 files a language, 1 scan round
     .venv/bin/python bench/lex_bench.py --skip-scan     # lexing only
 
-Lexing, per language, on the same files with the same lexer object (``stripnl=False,
-ensurenl=False``): Pygments' ``list(lexer.get_tokens_unprocessed(src))`` against
+Lexing, per language, on the same files with the same lexer object (``resolve_lexer``: Pygments'
+default options; ``tokens.lex`` prepares the input as ``get_tokens`` does, see
+``crystal_lsp/text/lexinput.py``): Pygments' ``list(lexer.get_tokens_unprocessed(src))`` against
 ``list(crystal_lsp.text.fastlex.get_tokens(lexer, src))`` (*raw*), and ``tokens.lex`` with the
 executor off (``CRYSTAL_LSP_FASTLEX=0``) against on (*lex*, what the scan runs), and ``tokens.lex``
 on the executor with its loops in Python instead of the native core's (*pure loop*: the

@@ -309,7 +309,7 @@ class TokenCache:
 
 
 def _pairs(cache: TokenCache, n: int, seed: int) -> tuple[list[tuple[int, tuple[int, ...]]], Any]:
-    from crystal_lsp.metric.disting import sample_pairs
+    from crystal_lsp.metric.sampling import sample_pairs
 
     sets = sample_pairs(cache.classes, cache.indices("test"), n, seed)
     return sets.intra + sets.inter, sets
@@ -1327,8 +1327,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         add("## Tokenization")
         add("")
         add(
-            "Same code strings, same lexer object (`resolve_lexer(lang)`: `stripnl=False, "
-            "ensurenl=False`). *raw* = `list(lexer.get_tokens_unprocessed(src))`; *lex* = "
+            "Same code strings, same lexer object (`resolve_lexer(lang)`: Pygments' default "
+            "options; *lex* prepares the input as `get_tokens` does). *raw* = "
+            "`list(lexer.get_tokens_unprocessed(src))`; *lex* = "
             "`crystal_lsp.text.tokens.lex(src, lexer)`; *tokenize* = `crystal_lsp.tokenize(src, lang)`; "
             "*many/N* = `parallel.tokenize_many(jobs, processes=N)` (wall time includes starting "
             "the pool; best of several passes by CPU time; *parent CPU* is the serial share: unpickling results and mapping token "

@@ -6,7 +6,7 @@
 
 For each labelled set (gcj_java, clcdsa_atcoder_python, clcdsa_atcoder_java), as
 ``crystal-lsp disting`` does it: n intra- and n inter-class *test* pairs and as many *train* pairs
-(for the threshold classifier) are drawn with ``crystal_lsp.metric.disting.sample_pairs`` (seeds 0 and
+(for the threshold classifier) are drawn with ``crystal_lsp.metric.sampling.sample_pairs`` (seeds 0 and
 1), S is the top k = 500 1-4-grams of the train split, and every metric is scored on the same
 pairs with ``crystal_lsp.metric.disting.evaluate_metric``. Reported per metric: distinguishability
 (mean intra / mean inter), ROC AUC, the threshold classifier's test accuracy, the time per 100
@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from crystal_lsp.metric.datasets import load_items
-from crystal_lsp.metric.disting import PairSets, evaluate_metric, sample_pairs
+from crystal_lsp.metric.disting import evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
+from crystal_lsp.metric.sampling import PairSets, sample_pairs
 from crystal_lsp.metric.sset import build_sset
 from crystal_lsp.ruby.trees import Unbuilt
 from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer

@@ -29,11 +29,11 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding, at_level, display_path
 from crystal_lsp.clones.git import Git, Spans, git_env, git_root
-from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
@@ -41,16 +41,10 @@ from crystal_lsp.clones.settings import ScanConfig, load_config
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
 from crystal_lsp.version import __version__
 
-from .moves import (
-    Key,
-    Piece,
-    added_pieces,
-    match_moves,
-    removed_pieces,
-)
 from .report import (
     FILES,
     PROG,
+    Key,
     Outcome,
     StderrProgress,
     addition_for,
@@ -64,6 +58,12 @@ from .staged import (
     range_change,
     staged_change,
 )
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.index import RepoIndex
+    from crystal_lsp.clones.store import Store
+
+    from .moves import Piece
 
 WHOLE_FILE: Spans = [(1, 2**31 - 1)]
 Progress = Callable[[str, int, int], None]
@@ -154,23 +154,29 @@ def _check_change(
         return outcome  # nothing added: no need to look at the index at all
     overrides = new_state_contents(git, change, change.dirty & in_corpus)
     with open_store(root) as store:
-        index = RepoIndex(root, config, store, jobs=request.jobs)
+        # Moved code is matched in the index, and only a change that removes lines can move
+        # code: without one, a result served from the cache loads neither the index nor numpy.
+        index = _index(root, config, store, request) if change.old_blobs else None
         result = run_scan(
             root,
             corpus,
             config,
+            store=store,
             overrides=overrides,
             focus_lines=focus,
             progress=progress,
+            jobs=request.jobs,
             index=index,
         )
         _record(outcome, result, set(focus))
         findings = _apply_baseline(result.findings, request, outcome, config)
         moved: dict[Key, Piece] = {}
-        if findings and change.old_blobs:
+        if findings and index is not None:
+            from .moves import added_pieces, match_moves, removed_pieces
+
             if result.cached:
                 index.refresh(corpus, overrides)
-            old_index = RepoIndex(root, config, store, jobs=request.jobs)
+            old_index = _index(root, config, store, request)
             removed = removed_pieces(old_index, old_contents(git, change), change.removed)
             if removed:
                 moved = match_moves(index, added_pieces(index, focus), removed, change.renamed_from)
@@ -207,7 +213,7 @@ def _check_files(
             config,
             focus_lines=focus,
             progress=progress,
-            index=RepoIndex(root, config, store, jobs=request.jobs),
+            index=_index(root, config, store, request),
         )
     _record(outcome, result, wanted)
     for finding in _apply_baseline(result.findings, request, outcome, config):
@@ -215,6 +221,13 @@ def _check_files(
         if addition is not None:
             outcome.additions.append(addition)
     return outcome
+
+
+def _index(root: str, config: ScanConfig, store: Store, request: Request) -> RepoIndex:
+    """A repository index (imported on use: numpy and the lexers come with it)."""
+    from crystal_lsp.clones.index import RepoIndex
+
+    return RepoIndex(root, config, store, jobs=request.jobs)
 
 
 def _record(outcome: Outcome, result: ScanResult, checked: set[str]) -> None:
@@ -254,7 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 nothing found (or --warn-only), 1 clone-like additions, "
         "2 usage or configuration error, 3 internal error",
     )
-    p.add_argument("filenames", nargs="*", help="Filenames pre-commit believes are changed.")
+    p.add_argument(
+        "filenames",
+        nargs="*",
+        help="Filenames pre-commit believes are changed (after --, which the hook's args end with).",
+    )
     add_scan_options(p)
     p.add_argument("--baseline", metavar="FILE", help="do not report findings in this baseline")
     p.add_argument(
@@ -333,9 +350,27 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line; a file name that would be read as an option is refused.
+
+    File names follow ``--`` (the hook's default ``args``, ``[--]``); without it, an argument
+    that starts with ``-`` and names an existing file is ambiguous -- a staged file called
+    ``--warn-only`` must never switch the check off -- so it is a usage error, not a guess.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in args:
+        for arg in args:
+            if arg.startswith("-") and arg != "-" and os.path.lexists(arg):
+                raise CrystalError(
+                    f"{display_path(arg)} is a file name that reads as an option: put -- "
+                    "before the file names (end the hook's args: with --)"
+                )
+    return build_parser().parse_args(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``crystal-clones``; returns the exit code (see the module docstring)."""
-    return run_guarded(PROG, lambda: run(build_parser().parse_args(argv)))
+    return run_guarded(PROG, lambda: run(parse_args(argv)))
 
 
 if __name__ == "__main__":

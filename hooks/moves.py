@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crystal_lsp.clones.findings import Location
 from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.retrieval import Postings
@@ -27,9 +26,10 @@ from crystal_lsp.clones.similarity import Code, Similarity
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.fingerprints import U64
 
+from .report import Key
+
 MIN_SHARE = 0.2  # shingle overlap below which a pair is not even scored
 TOP = 10  # most-overlapping removed snippets scored per added snippet
-Key = tuple[str, int, int, str]  # path, first line, last line, token digest
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,8 @@ class Piece:
 
     @property
     def key(self) -> Key:
-        """Identifies the snippet (and the :class:`Location` of a finding)."""
+        """Identifies the snippet (as :func:`.report.location_key` a finding's location)."""
         return (self.path, self.first_line, self.last_line, self.sha)
-
-
-def location_key(loc: Location) -> Key:
-    """The :attr:`Piece.key` of a finding's location."""
-    return (loc.path, loc.first_line, loc.last_line, loc.sha)
 
 
 def _overlaps(first: int, last: int, spans: Spans) -> bool:

@@ -18,11 +18,17 @@ from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
 from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.settings import ScanConfig
 
-from .moves import Key, location_key
 from .staged import RANGE, STAGED
 
 PROG = "crystal-clones"
 FILES = "files"
+Key = tuple[str, int, int, str]
+"""A snippet or a finding's location: path, first line, last line, token digest."""
+
+
+def location_key(loc: Location) -> Key:
+    """The :data:`Key` of a finding's location (what :mod:`.moves` matches moved code by)."""
+    return (loc.path, loc.first_line, loc.last_line, loc.sha)
 
 
 @dataclass(frozen=True)

@@ -41,14 +41,22 @@ def _norm(path: str, root: Path, root_real: str) -> str:
     return os.path.normpath(path)
 
 
-def load_findings(doc: dict[str, Any] | Path, root: Path) -> list[tuple[float, list[Loc]]]:
-    """(score, locations) per finding, paths made relative to ``root``."""
+def load_findings(
+    doc: dict[str, Any] | Path, root: Path, level: str | None = "copy"
+) -> list[tuple[float, list[Loc]]]:
+    """(score, locations) per finding, paths made relative to ``root``.
+
+    ``level``: only the findings of that level where a report says (crystal-lsp since schema
+    3: what a reviewer reads by default is ``copy``); None: every finding.
+    """
     if isinstance(doc, Path):
         doc = json.loads(doc.read_text())
     root = Path(os.path.abspath(root))
     root_real = os.path.realpath(root)
     out: list[tuple[float, list[Loc]]] = []
     for f in doc.get("findings", []):
+        if level is not None and f.get("level", level) != level:
+            continue
         locs: list[Loc] = []
         for loc in f.get("locations", []):
             a = int(loc["start"]["line"])

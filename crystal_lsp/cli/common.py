@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from crystal_lsp.clones.options import SCAN_SETTINGS
 from crystal_lsp.distributed import ENGINES
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.lexers import resolve_lexer
-from crystal_lsp.text.sources import SkippedFile, read_source
-from crystal_lsp.text.tokens import Tokens, lex
+from crystal_lsp.text.datafiles import check_writable
+from crystal_lsp.text.sources import SkippedFile, read_lines, read_source
+
+if TYPE_CHECKING:
+    from crystal_lsp.text.tokens import Tokens
 
 FORMATS = ("text", "json")
+_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def server_logging(log_file: str | None, verbose: int) -> None:
@@ -54,6 +60,13 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
 JOBS = int_in(1, 1024)
 
 
+def setting_int(name: str) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in the range the settings table gives ``name``."""
+    setting = SCAN_SETTINGS[name]
+    assert setting.low is not None and setting.high is not None
+    return int_in(int(setting.low), int(setting.high))
+
+
 def check_output(path: str | None, option: str) -> None:
     """Refuse an output path that cannot be written, before any work is done."""
     if not path or path == "-":
@@ -65,6 +78,7 @@ def check_output(path: str | None, option: str) -> None:
         raise CrystalError(f"{option} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise CrystalError(f"{option} {path}: folder {parent} is not writable")
+    check_writable(path, option)
 
 
 def add_format(parser: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
@@ -147,8 +161,56 @@ def read_code(path: str, max_bytes: int) -> str:
     return source.text
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of a text file as ``open()`` reads them (``\\n``, ``\\r\\n`` or ``\\r`` end one).
+
+    Not ``str.splitlines``: a form feed, a vertical tab or U+2028 in code (or raw in a JSON
+    string) does not end a line.
+    """
+    lines = _LINE_END.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def corpus_lines(
+    path: str, max_bytes: int, *, json_lines: bool = False
+) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` of the lines of a corpus file (``--lines``, ``--jsonl``), one at a time.
+
+    Each line may hold at most ``max_bytes`` bytes (``--max-bytes``; 0: no limit). Text is
+    UTF-8 (a byte-order mark dropped), undecodable bytes replaced by U+FFFD with one warning.
+    Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (:func:`text_lines`), JSON lines only at
+    ``\\n``.
+    """
+    replaced = 0
+    number = 0
+    try:
+        for physical, raw in read_lines(path, max_bytes):
+            if physical == 1 and raw.startswith(_WIDE_BOMS):
+                raise CrystalError(f"{path}: UTF-16 or UTF-32 text; convert it to UTF-8")
+            if physical == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            text = raw.decode("utf-8", "replace")
+            if "\ufffd" in text:
+                replaced += text.count("\ufffd") - raw.decode("utf-8", "ignore").count("\ufffd")
+            pieces = [text.rstrip("\r\n")] if json_lines else text_lines(text)
+            for piece in pieces:
+                number += 1
+                yield (physical if json_lines else number), piece
+    except SkippedFile as exc:
+        hint = " (raise --max-bytes to read it)" if "too long" in exc.reason else ""
+        raise CrystalError(f"{exc}{hint}") from None
+    if replaced:
+        warn(f"{path}: {replaced} undecodable byte sequence(s) replaced by U+FFFD")
+
+
 def tokenize_file(path: str, language: str | None, max_bytes: int, keep_comments: bool) -> Tokens:
     """Read and tokenize one file; empty token streams are an error."""
+    from crystal_lsp.text.lexers import resolve_lexer
+    from crystal_lsp.text.tokens import lex
+
     text = read_code(path, max_bytes)
     tokens = lex(text, resolve_lexer(language, path, text), keep_comments=keep_comments)
     if not tokens:

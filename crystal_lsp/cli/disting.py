@@ -1,9 +1,17 @@
-"""``crystal-lsp disting``: distinguishability, ROC AUC and threshold classification of metrics."""
+"""``crystal-lsp disting``: distinguishability, ROC AUC and threshold classification of metrics.
+
+By default it is the reference evaluation of the shared labeled datasets (``reference_eval.py``,
+NLTK and ``crystalbleu``): the same pairs drawn with the same seed (items without tokens left out
+first), each scored with its first program as the reference, S the ``k`` most frequent n-grams
+of the train split as ``Counter.most_common`` ranks them. Every other protocol is an option, and
+the output's protocol line names the one used (ending in ``|reference`` for the reference's).
+"""
 
 from __future__ import annotations
 
 import argparse
-import math
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from pygments.lexer import Lexer
@@ -14,25 +22,16 @@ from crystal_lsp.cli.common import (
     add_format,
     add_progress,
     emit_json,
+    int_in,
     progress_bar,
     progress_enabled,
+    setting_int,
     warn,
 )
-from crystal_lsp.cli.disting_pairs import Inputs, pair_inputs
+from crystal_lsp.cli.disting_inputs import Dataset, Drawn, draw, read_dataset
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import load_items
-from crystal_lsp.metric.disting import (
-    AGGREGATES,
-    EXACT_PAIR_LIMIT,
-    PROTOCOLS,
-    SAMPLINGS,
-    MetricReport,
-    PairSets,
-    count_exact_pairs,
-    exact_pairs,
-    sample_pairs,
-)
+from crystal_lsp.metric.disting import AGGREGATES, MetricReport
 from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.registry import (
     NEEDS_SSET,
@@ -40,10 +39,21 @@ from crystal_lsp.metric.registry import (
     PreparedItem,
     parse_metric_list,
 )
+from crystal_lsp.metric.sampling import FIRSTS, PROTOCOLS, SAMPLINGS, PairSets
 from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.metric.sset import TIE_BREAKS, TriviallySharedSet
 from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.text.tokens import Tokens
+
+REFERENCE_PROTOCOL = {
+    "protocol": "pairs",
+    "pair_sampling": "class",
+    "first_is": "reference",
+    "tie_break": "first-seen",
+    "aggregate": "mean",
+    "exact": False,
+}
+"""The options under which ``disting`` is the reference evaluation of the shared datasets."""
 
 
 def add_parser(sub: Any) -> None:
@@ -54,7 +64,9 @@ def add_parser(sub: Any) -> None:
         '({"id","class","lang","code"[,"split"]} per line): distinguishability (mean intra-class / '
         "mean inter-class score), ROC AUC, and the paper's mean-midpoint threshold classifier "
         "(threshold from train-split pairs, quality on test-split pairs). S is built from the "
-        "train split unless --sset is given.",
+        "train split unless --sset is given. By default the pairs, their direction and S are "
+        "those of the reference evaluation scripts (reference_eval.py of the shared datasets); "
+        "other protocols are options, named in the protocol line of the output.",
         epilog="example:\n  crystal-lsp disting data/gcj_java/items.jsonl.gz --metric bleu,crystalbleu -k 500 --n 1000 --seed 0",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -69,10 +81,12 @@ def add_parser(sub: Any) -> None:
         default="bleu,crystalbleu",
         help="comma-separated metrics (default: bleu,crystalbleu)",
     )
-    p.add_argument("-k", "--k", type=int, default=500, dest="k", help="size of S (default: 500)")
+    p.add_argument(
+        "-k", "--k", type=setting_int("k"), default=500, dest="k", help="size of S (default: 500)"
+    )
     p.add_argument(
         "--n",
-        type=int,
+        type=int_in(1, 10_000_000),
         default=1000,
         help="sampled intra- and inter-class pairs each (default: 1000)",
     )
@@ -91,7 +105,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--smoothing", default="m1:eps=0.0001", help="NLTK smoothing (default: m1:eps=0.0001)"
     )
-    p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    p.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     p.add_argument(
         "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
@@ -103,14 +119,15 @@ def add_parser(sub: Any) -> None:
 
 
 def _add_sampling(p: argparse.ArgumentParser) -> None:
-    """Which pairs are scored: all, or sampled by a protocol."""
+    """Which pairs are scored (all, or drawn by a protocol), in which direction, and S's ties."""
     p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
     p.add_argument(
         "--pair-sampling",
         choices=SAMPLINGS,
         default="class",
         help="class (default, the reference protocol): classes chosen uniformly, then programs; "
-        "uniform: uniformly over all pairs (large classes dominate)",
+        "uniform: uniformly over all pairs (large classes dominate); both draw as the reference "
+        "scripts draw",
     )
     p.add_argument(
         "--protocol",
@@ -118,18 +135,25 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
         default="pairs",
         help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
     )
-
-
-def _pairs(classes: list[str], indices: list[int], args: argparse.Namespace, seed: int) -> PairSets:
-    if args.exact:
-        intra, inter = count_exact_pairs(classes, indices)
-        total = intra + inter if args.protocol == "pairs" else len(indices) * 2
-        if total > EXACT_PAIR_LIMIT:
-            raise CrystalError(
-                f"--exact would score {total:,} pairs (limit {EXACT_PAIR_LIMIT:,}); sample with --n"
-            )
-        return exact_pairs(classes, indices, args.protocol)
-    return sample_pairs(classes, indices, args.n, seed, args.protocol, args.pair_sampling)
+    p.add_argument(
+        "--first-is",
+        choices=FIRSTS,
+        default="reference",
+        help="the first program of a drawn pair is the reference (default: the reference "
+        "scripts score sentence_bleu([a], b)) or the hypothesis",
+    )
+    p.add_argument(
+        "--tie-break",
+        choices=TIE_BREAKS,
+        default="first-seen",
+        help="S's ties at the k cut: first-seen (default) is Counter.most_common over the train "
+        "split in the reference's order; canonical: count, order, then tokens",
+    )
+    p.add_argument(
+        "--pairs-out",
+        metavar="FILE",
+        help="also write every scored pair (split, label, ids, each metric's score) as JSONL",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,77 +162,63 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, steps)
 
 
-def _class_inputs(args: argparse.Namespace) -> Inputs:
-    """A class-labeled JSONL set: pairs sampled (or all) from its classes."""
-    items = load_items(args.dataset)
-    _lexer(args, [it.lang for it in items])
-    classes = [it.cls for it in items]
-    train_idx = [i for i, it in enumerate(items) if it.split == "train"]
-    test_idx = [i for i, it in enumerate(items) if it.split == "test"]
-    test = _pairs(classes, test_idx, args, args.seed)
-    train = (
-        _pairs(classes, train_idx, args, args.seed + 1)
-        if len({classes[i] for i in train_idx}) > 1
-        else None
-    )
-    if train is None:
-        warn("the train split has fewer than two classes: no threshold classifier")
-    short: dict[str, int] = {}
-    for split, pairs in (("test", test), ("train", train)):
-        for kind, got in (
-            ("intra", pairs.intra if pairs else []),
-            ("inter", pairs.inter if pairs else []),
-        ):
-            if pairs is not None and not args.exact and len(got) < args.n:
-                short[f"{kind}-class {split} pairs fewer than --n (all distinct ones taken)"] = (
-                    args.n - len(got)
-                )
-    mode = f"{args.protocol} protocol"
-    if not args.exact and args.protocol == "pairs":
-        mode += ", class-balanced" if args.pair_sampling == "class" else ", uniform over pairs"
-    return Inputs(
-        [it.id for it in items],
-        [it.code for it in items],
-        [it.lang for it in items],
-        test,
-        train,
-        train_idx,
-        f"{len(items):,} items ({len(train_idx):,} train / {len(test_idx):,} test)",
-        short,
-        len(test_idx),
-        mode,
-    )
-
-
 def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     metrics = parse_metric_list(args.metric)
     smoothing = Smoothing.parse(args.smoothing)
-    inputs = pair_inputs(args) if layout_of(args.dataset) else _class_inputs(args)
-    lexer = _lexer(args, inputs.langs)
+    data = read_dataset(args.dataset, layout_of(args.dataset) is not None)
+    lexer = _lexer(args, data.langs)
     language = canonical_name(lexer)
-    test, train, train_idx = inputs.test, inputs.train, inputs.train_idx
-    needs_sset = any(m in NEEDS_SSET for m in metrics)
-    order = _used_items(test, train, train_idx if needs_sset and not args.sset else [])
-    enabled = progress_enabled(args)
-    with progress_bar(len(order), "tokenizing", enabled) as update:
-        streams = steps.tokenize_many(
-            [(inputs.ids[i], inputs.codes[i], language) for i in order],
+    with progress_bar(len(data.codes), "tokenizing", progress_enabled(args)) as update:
+        tokens = steps.tokenize_many(
+            [(ident, code, language) for ident, code in zip(data.ids, data.codes)],
             processes=args.jobs,
             keep_comments=args.keep_comments,
             progress=update,
         )
-    tokens = dict(zip(order, streams))
-    sset = _sset(args, steps, tokens, train_idx, language, lexer) if needs_sset else None
-    prepared = [
-        PreparedItem(inputs.codes[i], tokens[i]) if i in tokens else None
-        for i in range(len(inputs.codes))
-    ]
+    usable = [len(t) > 0 for t in tokens]
+    if not any(usable):
+        raise CrystalError(f"{args.dataset}: no item has {language} tokens: nothing to score")
+    left_out = dict(data.left_out)
+    if not all(usable):
+        left_out["items without tokens (left out before drawing pairs)"] = usable.count(False)
+    drawn = draw(data, usable, args)
+    if drawn.train is None:
+        warn(
+            "the train split lacks pairs of both labels: no threshold classifier"
+            if data.pairs is not None
+            else "the train split has no intra- or no inter-class pair: no threshold classifier"
+        )
+    left_out.update(drawn.short)
+    sset = (
+        _sset(args, steps, tokens, drawn.train_docs, language, lexer)
+        if any(m in NEEDS_SSET for m in metrics)
+        else None
+    )
+    prepared = [PreparedItem(code, t) for code, t in zip(data.codes, tokens)]
     config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
     reports = [
-        _evaluate(args, steps, name, config, prepared, test, train, enabled) for name in metrics
+        _evaluate(args, steps, name, config, prepared, drawn.test, drawn.train) for name in metrics
     ]
-    _print(args, reports, language, inputs, sset)
+    if args.pairs_out:
+        write_pairs(args.pairs_out, data.ids, drawn, reports)
+    _print(Outcome(args, reports, language, data, drawn, left_out, sset))
     return 0
+
+
+def protocol_signature(args: argparse.Namespace, pair_labeled: bool) -> str:
+    """Every option that changes which pairs are scored and how, as one line."""
+    if pair_labeled:
+        pairs = "pairs:given" if args.exact else "pairs:given-drawn"
+    elif args.exact:
+        pairs = f"{args.protocol}:all"
+    else:
+        pairs = f"{args.protocol}:{args.pair_sampling if args.protocol == 'pairs' else 'drawn'}"
+    parts = [pairs, f"first:{args.first_is}", f"agg:{args.aggregate}"]
+    parts.append("S:given" if args.sset else f"ties:{args.tie_break}")
+    if not args.exact:
+        parts += [f"n:{args.n}", f"seed:{args.seed}"]
+    reference = all(getattr(args, k) == v for k, v in REFERENCE_PROTOCOL.items())
+    return "disting|" + "|".join(parts) + ("|reference" if reference else "")
 
 
 def _lexer(args: argparse.Namespace, item_langs: list[str]) -> Lexer:
@@ -220,37 +230,26 @@ def _lexer(args: argparse.Namespace, item_langs: list[str]) -> Lexer:
     return resolve_lexer(language)
 
 
-def _used_items(test: PairSets, train: PairSets | None, extra: list[int]) -> list[int]:
-    """The items that need tokens: those in a pair, plus ``extra`` (S's train split)."""
-    used: set[int] = set()
-    for pairs in (test, train):
-        if pairs is not None:
-            for hyp, refs in pairs.intra + pairs.inter:
-                used.add(hyp)
-                used.update(refs)
-    used.update(extra)
-    return sorted(used)
-
-
 def _sset(
     args: argparse.Namespace,
     steps: Steps | EngineSteps,
-    tokens: dict[int, Tokens],
-    train_idx: list[int],
+    tokens: list[Tokens],
+    train_docs: list[int],
     language: str,
     lexer: Lexer,
 ) -> TriviallySharedSet:
-    """S from ``--sset``, else built from the train split."""
+    """S from ``--sset``, else built from the train split (in the reference's order)."""
     if args.sset:
         return TriviallySharedSet.load(args.sset)
-    if not train_idx:
+    if not train_docs:
         raise CrystalError("the dataset has no train split to build S from; pass --sset")
     return steps.build_sset(
-        (tokens[i].texts for i in train_idx),
+        (tokens[i].texts for i in train_docs),
         args.k,
         args.max_n,
         language=language,
         tokenizer=lexer_label(lexer),
+        tie_break=args.tie_break,
     )
 
 
@@ -259,10 +258,9 @@ def _evaluate(
     steps: Steps | EngineSteps,
     name: str,
     config: MetricConfig,
-    prepared: list[PreparedItem | None],
+    prepared: list[PreparedItem],
     test: PairSets,
     train: PairSets | None,
-    enabled: bool,
 ) -> MetricReport:
     """One metric's report on the test pairs (and its threshold from the train pairs)."""
     metric = steps.make_metric(name, config)
@@ -270,52 +268,86 @@ def _evaluate(
     total = (
         len(test.intra) + len(test.inter) + (len(train.intra) + len(train.inter) if train else 0)
     )
-    with progress_bar(total, name, enabled) as update:
+    with progress_bar(total, name, progress_enabled(args)) as update:
         return steps.evaluate_metric(metric, test, train, args.aggregate, update)
 
 
-def _fmt(x: float) -> str:
-    if math.isinf(x):
-        return "inf"
+def write_pairs(path: str, ids: list[str], drawn: Drawn, reports: list[MetricReport]) -> None:
+    """Every scored pair as a JSONL line: split, label (1 intra, 0 inter), ids, scores."""
+    groups = [("test", 1, drawn.test.intra), ("test", 0, drawn.test.inter)]
+    if drawn.train is not None:
+        groups += [("train", 1, drawn.train.intra), ("train", 0, drawn.train.inter)]
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            for split, label, pairs in groups:
+                key = f"{split}_{'intra' if label else 'inter'}"
+                columns = [r.pair_scores.get(key, []) for r in reports]
+                for k, (hyp, refs) in enumerate(pairs):
+                    row: dict[str, Any] = {"split": split, "label": label, "hypothesis": ids[hyp]}
+                    row["references"] = [ids[r] for r in refs]
+                    row.update({r.metric: col[k] for r, col in zip(reports, columns) if col})
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise CrystalError(f"--pairs-out {path}: cannot write ({exc.strerror})") from None
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "-"
     return f"{x:.3f}" if abs(x) < 1000 else f"{x:.4g}"
 
 
-def _print(
-    args: argparse.Namespace,
-    reports: list[Any],
-    language: str,
-    inputs: Inputs,
-    sset: TriviallySharedSet | None,
-) -> None:
+@dataclass
+class Outcome:
+    """One run: its options, dataset, pairs, S and reports, with what was left out."""
+
+    args: argparse.Namespace
+    reports: list[MetricReport]
+    language: str
+    data: Dataset
+    drawn: Drawn
+    left_out: dict[str, int]
+    sset: TriviallySharedSet | None
+
+
+def _summary(run: Outcome) -> dict[str, Any]:
+    """The JSON document of a run."""
+    args, data, drawn, sset = run.args, run.data, run.drawn, run.sset
+    return {
+        "dataset": args.dataset,
+        "language": run.language,
+        "items": len(data.codes),
+        "train_items": len(drawn.train_docs),
+        "test_items": drawn.test_items,
+        "description": data.description,
+        "left_out": run.left_out,
+        "protocol_signature": protocol_signature(args, data.pairs is not None),
+        "protocol": args.protocol,
+        "pair_sampling": args.pair_sampling,
+        "first_is": args.first_is,
+        "tie_break": args.tie_break,
+        "aggregate": args.aggregate,
+        "exact": args.exact,
+        "n": None if args.exact else args.n,
+        "seed": args.seed,
+        "k": args.k if sset is not None else None,
+        "sset_fingerprint": sset.fingerprint() if sset is not None else None,
+        "metrics": [r.to_json() for r in run.reports],
+    }
+
+
+def _print(run: Outcome) -> None:
+    args, reports, data, left_out = run.args, run.reports, run.data, run.left_out
     if args.format == "json":
-        emit_json(
-            {
-                "dataset": args.dataset,
-                "language": language,
-                "items": len(inputs.codes),
-                "train_items": len(inputs.train_idx),
-                "test_items": inputs.test_items,
-                "description": inputs.description,
-                "left_out": inputs.left_out,
-                "protocol": args.protocol,
-                "pair_sampling": args.pair_sampling,
-                "aggregate": args.aggregate,
-                "exact": args.exact,
-                "n": None if args.exact else args.n,
-                "seed": args.seed,
-                "k": args.k if sset is not None else None,
-                "sset_fingerprint": sset.fingerprint() if sset is not None else None,
-                "metrics": [r.to_json() for r in reports],
-            }
-        )
+        emit_json(_summary(run))
         return
     mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
-    print(
-        f"{args.dataset}: {inputs.description}, {language}, {inputs.mode}, {mode}, "
-        f"{args.aggregate} aggregate"
-    )
-    if inputs.left_out:
-        print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in inputs.left_out.items()))
+    print(f"{args.dataset}: {data.description}, {run.language}, {mode}, {args.aggregate} aggregate")
+    print(f"  protocol: {protocol_signature(args, data.pairs is not None)}")
+    if left_out:
+        print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in left_out.items()))
+    if any(r.distinguishability is None for r in reports):
+        warn("an inter-class value is 0: its distinguishability is undefined (shown as -)")
     header = f"{'metric':<16}{'intra':>8}{'inter':>9}{'disting':>9}{'AUC':>7}{'thresh':>8}{'acc':>7}{'prec':>7}{'rec':>7}{'F1':>7}{'sec':>7}{'cpu':>7}"
     print(header)
     for r in reports:

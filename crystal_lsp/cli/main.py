@@ -8,12 +8,16 @@ interrupted.
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from collections.abc import Sequence
 
 from crystal_lsp.errors import run_guarded
 from crystal_lsp.version import __version__
 
 PROG = "crystal-lsp"
+COMMANDS = ("scan", "score", "sset", "disting", "serve", "mcp")
+"""The subcommands, each a module of this package with ``add_parser(sub)`` and a ``run``."""
 
 
 def _core() -> str:
@@ -23,10 +27,21 @@ def _core() -> str:
     return f"core: {native_status()}"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every subcommand."""
-    from crystal_lsp.cli import disting, mcp, scan, score, serve, sset
+class _Version(argparse.Action):
+    """``--version``, naming the metric core (which is loaded only to answer this)."""
 
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        sys.stdout.write(f"{parser.prog} {__version__} ({_core()})\n")
+        parser.exit()
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every subcommand, or only the one ``argv`` starts with.
+
+    A command line that names its subcommand first is parsed the same either way; loading only
+    that subcommand's module spares it the imports of the others (the metric and numpy for
+    ``score``, Dask's adapters for ``disting``), which a cached scan does not need.
+    """
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="CrystalBLEU code similarity: scores, trivially shared n-grams, "
@@ -34,21 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 ok, 1 findings, 2 usage or input error, 3 internal error",
     )
     parser.add_argument(
-        "-V", "--version", action="version", version=f"%(prog)s {__version__} ({_core()})"
+        "-V", "--version", action=_Version, nargs=0, help="show the version and exit"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    scan.add_parser(sub)
-    score.add_parser(sub)
-    sset.add_parser(sub)
-    disting.add_parser(sub)
-    serve.add_parser(sub)
-    mcp.add_parser(sub)
+    named = [argv[0]] if argv and argv[0] in COMMANDS else COMMANDS
+    for name in named:
+        importlib.import_module(f"crystal_lsp.cli.{name}").add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``crystal-lsp`` and return its exit code."""
-    return run_guarded(PROG, lambda: _run(build_parser().parse_args(argv)))
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_guarded(PROG, lambda: _run(build_parser(args).parse_args(args)))
 
 
 def _run(args: argparse.Namespace) -> int:

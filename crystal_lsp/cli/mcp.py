@@ -50,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
         front = Front.claim_stdio(load_handshake())
         front.start()
     try:
+        import anyio
+
         from crystal_lsp.mcp import Workspace, create_server
+        from crystal_lsp.mcp.transport import serve_stdio
     except ImportError as exc:
         raise missing_extra("crystal-lsp mcp", "mcp", exc) from None
     # Index builds use worker processes; never fork this multi-threaded process.
@@ -63,10 +66,10 @@ def run(args: argparse.Namespace) -> int:
     server_logging(args.log_file, args.verbose)  # after the SDK's own, so that ours wins
     workspace.start()  # indexing in the background; the tools wait for it
     try:
-        # the SDK's stdio transport: on the front's pipes, else on fd 0 and 1, pointing fd 1 at
-        # stderr while it serves; either way stdout is protocol only
+        # the SDK's stdio transport behind the frame guard: on the front's pipes, else on fd 0
+        # and 1, pointing fd 1 at stderr while it serves; either way stdout is protocol only
         with front.sdk_stdio() if front is not None else contextlib.nullcontext():
-            server.run("stdio")
+            anyio.run(serve_stdio, server)
     finally:
         workspace.close()
     return 0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import (
@@ -17,7 +19,9 @@ from crystal_lsp.cli.common import (
 )
 from crystal_lsp.clones.findings import at_level
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
+from crystal_lsp.distributed import engine_name
 from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
+from crystal_lsp.text.datafiles import write_atomic
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.reports.annotations import Focus
@@ -114,7 +118,6 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.clones.git import changed_lines
     from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.settings import load_config
-    from crystal_lsp.distributed.scan import scan_runner
 
     root = _root(args)
     check_output(args.output, "--output")
@@ -125,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
     focus = changed_lines(root, args.new_since) if args.new_since else None
     if focus is not None:
         focus = {p: spans for p, spans in focus.items() if p in set(paths)}
-    # run_scan, or with --engine dask its heavy steps on a cluster (crystal_lsp.distributed)
-    run_scan = scan_runner(args.engine, args.scheduler)
+    run_scan = _scan_runner(args)
     with _progress(args) as progress:
         result = run_scan(
             root,
@@ -153,6 +155,21 @@ def run(args: argparse.Namespace) -> int:
     _report(result, args, baselined, paths, focus)
     shown = at_level(result.findings, result.config.show_similar)
     return EXIT_FINDINGS if shown else EXIT_OK
+
+
+def _scan_runner(args: argparse.Namespace) -> Callable[..., ScanResult]:
+    """``run_scan``, or with ``--engine dask`` its heavy steps on a cluster.
+
+    The engine adapters (:mod:`crystal_lsp.distributed`) are imported only for Dask: a local
+    scan served from the cache needs neither them nor the clone finder they import.
+    """
+    if engine_name(args.engine, args.scheduler) == "local":
+        from crystal_lsp.clones.scan import run_scan
+
+        return run_scan
+    from crystal_lsp.distributed.scan import scan_runner
+
+    return scan_runner(args.engine, args.scheduler)
 
 
 def _root(args: argparse.Namespace) -> str:
@@ -182,27 +199,27 @@ def _report(
     from crystal_lsp.clones.reports.sarif import to_sarif
 
     shown = at_level(result.findings, result.config.show_similar)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        if args.format == "json":
-            doc = result.to_json(with_ngrams=args.show_ngrams)
-            doc["summary"]["baselined"] = baselined
-            _write_json(doc, out)
-        elif args.format == "sarif":
-            _write_json(to_sarif(result, focus), out)
-        elif args.format == "gitlab":
-            _write_json(to_code_quality(shown, focus), out)
-        elif args.format == "github":
-            out.write("".join(line + "\n" for line in to_github(shown, focus)))
-        elif args.format == "agent":
-            _print_agent(result, baselined, out)
-        elif args.format == "html":
-            out.write(_html(result, args, baselined, paths))
-        else:
-            _print_text(result, args, baselined, out)
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    # a file gets the whole report at once (written atomically), or keeps what it held
+    out: Any = io.StringIO() if args.output else sys.stdout
+    if args.format == "json":
+        doc = result.to_json(with_ngrams=args.show_ngrams)
+        doc["summary"]["baselined"] = baselined
+        _write_json(doc, out)
+    elif args.format == "sarif":
+        _write_json(to_sarif(result, focus), out)
+    elif args.format == "gitlab":
+        _write_json(to_code_quality(shown, focus), out)
+    elif args.format == "github":
+        out.write("".join(line + "\n" for line in to_github(shown, focus)))
+    elif args.format == "agent":
+        _print_agent(result, baselined, out)
+    elif args.format == "html":
+        out.write(_html(result, args, baselined, paths))
+    else:
+        _print_text(result, args, baselined, out)
+    if args.output:
+        data = out.getvalue().encode("utf-8", "backslashreplace")
+        write_atomic(args.output, data, "--output")
 
 
 def _html(result: ScanResult, args: argparse.Namespace, baselined: int, paths: list[str]) -> str:
@@ -231,8 +248,8 @@ def _write_json(doc: Any, out: Any) -> None:
         return
     import json
 
-    json.dump(doc, out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    # one write of json.dumps, as emit_json: json.dump streams hundreds of thousands of writes
+    out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 class _progress:

@@ -12,6 +12,7 @@ from crystal_lsp.cli.common import (
     emit_json,
     int_in,
     read_code,
+    setting_int,
     tokenize_file,
 )
 from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
@@ -22,7 +23,7 @@ from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.statistics import Statistics, sentence_statistics
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
-from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, MAX_REFERENCES
 
 
 def add_parser(sub: Any) -> None:
@@ -50,7 +51,7 @@ def add_parser(sub: Any) -> None:
         "--max-bytes",
         type=int_in(0, 2**40),
         default=DEFAULT_MAX_BYTES,
-        help="refuse files larger than this",
+        help="refuse files larger than this (and lines of --lines and --jsonl corpora)",
     )
     add_format(p)
     add_progress(p)
@@ -81,7 +82,7 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--keep",
-        type=int,
+        type=int_in(1, MAX_REFERENCES),
         default=3,
         help="with --against: how many best regions become references (default: 3)",
     )
@@ -110,9 +111,14 @@ def _add_metric_options(p: argparse.ArgumentParser) -> None:
         help="build S from these files/directories (repeatable)",
     )
     p.add_argument(
-        "-k", type=int, default=500, help="size of S when built from --corpus (default: 500)"
+        "-k",
+        type=setting_int("k"),
+        default=500,
+        help="size of S when built from --corpus (default: 500)",
     )
-    p.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    p.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     p.add_argument(
         "--smoothing",
         default="m1:eps=0.0001",
@@ -251,6 +257,7 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
         "language": hyp.language,
     }
     row["references"] = found.to_json()
+    row["verdict"] = found.verdict.to_json()
     stats = (
         {name: sentence_statistics(s, hyp, found.references) for name, s in scorers.items()}
         if found.references
@@ -264,11 +271,14 @@ def _score_against(args: argparse.Namespace, metrics: Sequence[str], smoothing: 
     if args.format == "json":
         emit_json(row)
         return 0
-    print(f"{args.hyp}  vs  the {len(found.labels)} best regions of {args.against}")
+    count = len(found.labels)
+    print(f"{args.hyp}  vs  the {count} best region{'' if count == 1 else 's'} of {args.against}")
+    print(f"  verdict: {found.verdict.text}")
     for label, value in zip(found.labels, found.scores):
         print(f"  reference {label}  (CrystalBLEU {value:.4f})")
     if not found.labels:
-        print("  no region aligns with the hypothesis: every score is 0")
+        why = "none is left (see below)" if found.aligned else "no region aligns with it"
+        print(f"  no reference for the hypothesis, {why}: every score is 0")
     left = ", ".join(f"{n} {reason}" for reason, n in found.left_out.items())
     print(f"  {found.aligned} regions aligned" + (f"; left out: {left}" if left else ""))
     for name in scorers:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crystal_lsp.cli.common import emit_json, read_code, warn
+from crystal_lsp.cli.common import corpus_lines, emit_json, int_in, read_code, warn
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
@@ -30,9 +31,11 @@ from crystal_lsp.metric.statistics import (
     paired_bootstrap,
     sentence_statistics,
 )
+from crystal_lsp.text.datafiles import loads, write_atomic
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 from crystal_lsp.text.tokens import lex
 
+MAX_BOOTSTRAP = 100_000
 LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
 
 
@@ -47,10 +50,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--bootstrap",
-        type=int,
+        type=int_in(0, MAX_BOOTSTRAP),
         default=0,
         metavar="N",
-        help="corpus mode: 95%% confidence intervals from N bootstrap resamples (e.g. 1000)",
+        help="corpus mode: 95%% confidence intervals from N bootstrap resamples (e.g. 1000; "
+        f"at most {MAX_BOOTSTRAP:,})",
     )
     p.add_argument(
         "--baseline",
@@ -59,7 +63,10 @@ def add_options(p: argparse.ArgumentParser) -> None:
         "or --hyp-dir), compared by paired bootstrap resampling",
     )
     p.add_argument(
-        "--seed", type=int, default=12345, help="bootstrap seed (default: 12345, as sacrebleu)"
+        "--seed",
+        type=int_in(0, 2**63 - 1),
+        default=12345,
+        help="bootstrap seed (default: 12345, as sacrebleu)",
     )
 
 
@@ -74,13 +81,14 @@ class Items:
     """A file name to take the language from (None: the text decides)."""
 
 
-def _jsonl(path: str) -> Items:
+def _jsonl(path: str, max_bytes: int) -> Items:
     ids, hyps, refs = [], [], []
-    for lineno, line in enumerate(read_code(path, 0).splitlines(), 1):
+    given: dict[str, int] = {}
+    for lineno, line in corpus_lines(path, max_bytes, json_lines=True):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
             hyp = row.get("hypothesis", row.get("hyp"))
             group = row.get("references", row.get("refs"))
             if group is None and "reference" in row:
@@ -91,18 +99,26 @@ def _jsonl(path: str) -> Items:
                 not isinstance(group, list) or not all(isinstance(r, str) for r in group)
             ):
                 raise TypeError("'references' must be a list of strings")
-        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError) as exc:
             raise CrystalError(f"{path}:{lineno}: bad pair line ({exc})") from None
         # without ids, items (and a baseline's) are matched by line number
-        ids.append(str(row["id"]) if "id" in row else f"line {lineno}")
+        ident = str(row["id"]) if "id" in row else f"line {lineno}"
+        first = given.setdefault(ident, lineno)
+        if first != lineno:
+            raise CrystalError(f"{path}:{lineno}: duplicate id {ident!r} (first on line {first})")
+        ids.append(ident)
         hyps.append(hyp)
         refs.append(group if group is not None else [])
     return Items(ids, hyps, refs, None)
 
 
-def _lines(hyp_path: str, ref_paths: Sequence[str]) -> Items:
-    hyp_lines = read_code(hyp_path, 0).splitlines()
-    ref_lines = [read_code(r, 0).splitlines() for r in ref_paths]
+def _text_lines(path: str, max_bytes: int) -> list[str]:
+    return [line for _, line in corpus_lines(path, max_bytes)]
+
+
+def _lines(hyp_path: str, ref_paths: Sequence[str], max_bytes: int) -> Items:
+    hyp_lines = _text_lines(hyp_path, max_bytes)
+    ref_lines = [_text_lines(r, max_bytes) for r in ref_paths]
     for path, lines in zip(ref_paths, ref_lines):
         if len(lines) != len(hyp_lines):
             raise CrystalError(f"{path} has {len(lines)} lines but {hyp_path} has {len(hyp_lines)}")
@@ -145,11 +161,11 @@ def _folders(hyp_dir: str, ref_dir: str | None, max_bytes: int) -> Items:
 def load_items(args: argparse.Namespace) -> Items:
     """The corpus of the arguments (every item needs a reference)."""
     if args.jsonl:
-        items = _jsonl(args.jsonl)
+        items = _jsonl(args.jsonl, args.max_bytes)
     elif args.hyp_dir:
         items = _folders(args.hyp_dir, args.ref_dir, args.max_bytes)
     else:
-        items = _lines(args.hyp, args.ref)
+        items = _lines(args.hyp, args.ref, args.max_bytes)
     if not items.ids:
         raise CrystalError("no pairs to score (the input is empty)")
     if any(not r for r in items.refs):
@@ -164,10 +180,10 @@ def _baseline(args: argparse.Namespace, items: Items) -> list[str]:
         theirs = _folders(path, None, args.max_bytes)
         found = dict(zip(theirs.ids, theirs.hyps))
     elif args.jsonl:
-        theirs = _jsonl(path)
+        theirs = _jsonl(path, args.max_bytes)
         found = dict(zip(theirs.ids, theirs.hyps))
     else:
-        lines = read_code(path, 0).splitlines()
+        lines = _text_lines(path, args.max_bytes)
         found = {f"{args.hyp}:{i}": t for i, t in enumerate(lines, 1)}
     missing = [i for i in items.ids if i not in found]
     if missing or len(found) != len(items.ids):
@@ -244,21 +260,19 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
 
 
 def _write_items(path: str, rows: list[dict[str, Any]], names: list[str]) -> None:
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as fh:
-            if path.endswith(".csv"):
-                writer = csv.writer(fh)
-                writer.writerow(["id", *[f"{n}{suffix}" for n in names for suffix in CSV_COLUMNS]])
-                for row in rows:
-                    writer.writerow([row["id"], *[v for n in names for v in _csv(row[n])]])
-            else:
-                for row in rows:
-                    out = {"id": row["id"]}
-                    out.update({n: row[n].score for n in names})
-                    out["statistics"] = {n: row[n].to_json() for n in names}
-                    fh.write(json.dumps(out) + "\n")
-    except OSError as exc:
-        raise CrystalError(f"--per-item {path}: cannot write ({exc.strerror})") from None
+    out = io.StringIO(newline="")
+    if path.endswith(".csv"):
+        writer = csv.writer(out)
+        writer.writerow(["id", *[f"{n}{suffix}" for n in names for suffix in CSV_COLUMNS]])
+        for row in rows:
+            writer.writerow([row["id"], *[v for n in names for v in _csv(row[n])]])
+    else:
+        for row in rows:
+            item = {"id": row["id"]}
+            item.update({n: row[n].score for n in names})
+            item["statistics"] = {n: row[n].to_json() for n in names}
+            out.write(json.dumps(item) + "\n")
+    write_atomic(path, out.getvalue().encode("utf-8", "backslashreplace"), "--per-item")
 
 
 CSV_COLUMNS = ("", "_matches", "_totals", "_bp", "_hyp_len", "_ref_len")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 from collections import Counter
 from typing import Any
@@ -17,11 +18,14 @@ from crystal_lsp.cli.common import (
     int_in,
     progress_bar,
     progress_enabled,
+    setting_int,
     warn,
 )
 from crystal_lsp.clones.files import walk_files
+from crystal_lsp.distributed.inputs import Selection, pair_documents
 from crystal_lsp.errors import CrystalError, missing_extra
 from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.sset import (
     DEFAULT_K,
     TIE_BREAKS,
@@ -30,6 +34,7 @@ from crystal_lsp.metric.sset import (
     builtin_sset,
     suggest_k,
 )
+from crystal_lsp.text.datafiles import write_atomic
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_label, resolve_lexer
 from crystal_lsp.text.parallel import Job, tokenize_many
 from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source
@@ -53,18 +58,27 @@ def add_parser(sub: Any) -> None:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="files, directories, zip/tar archives, JSONL datasets or globs of them",
+        help="files, directories, zip/tar archives, JSONL datasets, pair-labeled dataset folders "
+        "(code.jsonl + pairs.jsonl) or globs of them",
     )
-    b.add_argument("-k", type=int, default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})")
+    b.add_argument(
+        "-k", type=setting_int("k"), default=DEFAULT_K, help=f"size of S (default: {DEFAULT_K})"
+    )
     b.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="where to write S (.json or .json.gz)"
     )
     b.add_argument("--lang", help="language; default: the one language of the files")
-    b.add_argument("--max-n", type=int, default=4, help="highest n-gram order (default: 4)")
+    b.add_argument(
+        "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
+    )
     b.add_argument(
         "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
     )
-    b.add_argument("--split", help="for datasets: only items of this split (e.g. train)")
+    b.add_argument(
+        "--split",
+        help="for datasets: only items of this split (e.g. train; in a pair-labeled folder, the "
+        "programs of that split's pairs)",
+    )
     b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     b.add_argument(
         "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
@@ -82,9 +96,16 @@ def add_parser(sub: Any) -> None:
     add_format(b)
     add_progress(b)
     b.set_defaults(run=run_build)
+    _add_show(cmds)
+
+
+def _add_show(cmds: Any) -> None:
+    """``sset show``."""
     s = cmds.add_parser("show", help="show S, its frequency curve and the suggested k")
     s.add_argument("file", metavar="FILE", help="an S file from `sset build`")
-    s.add_argument("--top", type=int, default=20, help="how many n-grams to list (default: 20)")
+    s.add_argument(
+        "--top", type=int_in(0, 10**7), default=20, help="how many n-grams to list (default: 20)"
+    )
     s.add_argument(
         "--plot", metavar="PNG", help="save the frequency curve as an image (needs matplotlib)"
     )
@@ -109,6 +130,11 @@ def collect_jobs(
     skipped: list[tuple[str, str]] = []
     by_language: Counter[str] = Counter()
     for path in paths:
+        if os.path.isdir(path) and layout_of(path) is not None:
+            for doc in pair_documents(path, Selection(wanted, split, max_bytes)):
+                by_language[doc.language] += 1
+                jobs.append((doc.name, doc.text, doc.language))
+            continue
         if _is_dataset(path):
             for item in iter_items(path):
                 if split and item.split != split:
@@ -119,9 +145,10 @@ def collect_jobs(
                 by_language[name] += 1
                 jobs.append((f"{path}#{item.id}", item.code, name))
             continue
+        within = path if os.path.isdir(path) else None  # a tree's symlinks stay in it
         for file in walk_files([path]):
             try:
-                source = read_source(file, max_bytes)
+                source = read_source(file, max_bytes, within)
             except SkippedFile as exc:
                 skipped.append((file, exc.reason))
                 continue
@@ -319,8 +346,10 @@ def plot_curve(sset: TriviallySharedSet, path: str) -> None:
     ax.set_title(f"Most frequent 1-{sset.max_n}-grams ({sset.language})")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path)
+    image = io.BytesIO()
+    fig.savefig(image, format=os.path.splitext(path)[1][1:].lower() or "png")
     plt.close(fig)
+    write_atomic(path, image.getvalue(), "--plot")
 
 
 def run_build(args: argparse.Namespace) -> int:

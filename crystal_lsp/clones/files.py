@@ -19,6 +19,7 @@ from crystal_lsp.clones.git import Git, decode_path, git_available, git_root
 from crystal_lsp.clones.globs import compile_globs
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.text.sources import SkippedFile, read_bytes
 
 log = logging.getLogger(__name__)
 
@@ -129,10 +130,11 @@ def _gitignore(root: str) -> pathspec.PathSpec | None:  # type: ignore[type-arg]
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return compile_globs(fh.read().splitlines(), path, skip_invalid=True)
-    except OSError:
+        data = read_bytes(path, within=root)
+    except SkippedFile:
         return None
+    text = data.decode("utf-8", errors="replace")
+    return compile_globs(text.splitlines(), path, skip_invalid=True)
 
 
 def filter_paths(paths: list[str], config: ScanConfig) -> list[str]:

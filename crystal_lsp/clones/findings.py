@@ -1,7 +1,7 @@
 """Findings: clone classes with their locations, scores and stable fingerprints.
 
 The JSON form is the documented, versioned output schema of ``crystal-lsp scan --format json``
-(``docs``: README, *Output*): a finding has an ``id`` (stable across line moves: it hashes the
+(documented in docs/scan.md, *Output*): a finding has an ``id`` (stable across line moves: it hashes the
 paths and normalized contents of its locations), a ``score`` (the lowest similarity of a member
 to the class's representative), a ``type`` (``exact``, ``renamed`` or ``near``), its
 ``locations`` (path, 1-based inclusive ``start``/``end`` line and column, kind, name, tokens, and

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.lexers import canonical_name, lexer_by_language
 
 BOOL, INT, FLOAT, TEXT, STRINGS, CHOICE = "bool", "int", "float", "str", "strings", "choice"
 SEVERITIES = ("hint", "information", "warning", "error")
@@ -126,6 +125,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("references_outside_workspace", BOOL, False, "crystal/score may read reference "
             "files outside the workspace folders", lsp="referencesOutsideWorkspace",
             server_only=True),
+    Setting("insertions", BOOL, True, "score blocks of code that land in one edit (an accepted "
+            "completion, a paste, an agent's edit) and show the verdict as a code lens",
+            lsp="insertions", server_only=True),
+    Setting("insertion_min_lines", INT, 3, "smallest inserted block scored, in non-blank lines",
+            low=1, high=100_000, lsp="insertionMinLines", server_only=True),
+    Setting("insertion_threshold", FLOAT, 0.6, "similarity from which an inserted block is a "
+            "copy of its closest region (below: new code)", low=0.0, high=1.0, low_open=True,
+            lsp="insertionThreshold", server_only=True),
+    Setting("insertion_diagnostics", BOOL, False, "also raise a diagnostic on an inserted "
+            "block that is a copy", lsp="insertionDiagnostics", server_only=True),
+    Setting("insertion_lens_seconds", INT, 120, "how long an inserted block's lens stays, in "
+            "seconds (it goes at once when the block is edited)", low=0, high=86_400,
+            why_low="0: until edited", lsp="insertionLensSeconds", server_only=True),
 )  # fmt: skip
 SCAN_SETTINGS = {s.name: s for s in SETTINGS if not s.server_only}
 LSP_SETTINGS = {s.lsp: s for s in SETTINGS if s.lsp is not None}
@@ -139,6 +151,9 @@ def default(name: str) -> Any:
 
 def canonical_language(name: str) -> str:
     """The canonical Pygments name of a language name or alias (``py`` -> ``python``)."""
+    # imported here: the lexers' tables are needed only when a setting names languages
+    from crystal_lsp.text.lexers import canonical_name, lexer_by_language
+
     return canonical_name(lexer_by_language(name))
 
 

@@ -70,10 +70,12 @@ def best_regions(
     limit: int,
     skip: Skip | None = None,
     paths: Callable[[str], bool] | None = None,
+    min_lines: int = 1,
 ) -> BestRegions:
     """The ``limit`` best-scoring regions of the index aligned with ``code`` (module docstring).
 
-    ``paths`` keeps only regions of the files it accepts (a folder or a file as reference).
+    ``paths`` keeps only regions of the files it accepts (a folder or a file as reference);
+    regions of fewer than ``min_lines`` lines are left out (and counted).
     """
     config = finder.config
     entry = build_entry(
@@ -95,6 +97,9 @@ def best_regions(
             files[HYPOTHESIS_KEY] = previous
     ranked: list[BestRegion] = []
     for region, tokens in found:
+        if region.lines < min_lines:
+            out.count(f"fewer than {min_lines} lines")
+            continue
         value = score(tokens)
         if value > 0.0:
             ranked.append(BestRegion(region, value, tokens))

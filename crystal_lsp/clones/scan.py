@@ -14,18 +14,21 @@ import bisect
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crystal_lsp.clones.finder import CloneFinder, LanguageResult
 from crystal_lsp.clones.findings import COPY, RANKING, SCHEMA_VERSION, Finding, sort_findings
-from crystal_lsp.clones.index import RepoIndex, Snapshot
 from crystal_lsp.clones.settings import ScanConfig
-from crystal_lsp.clones.similarity import shared_ngrams
+from crystal_lsp.clones.snapshot import Snapshot, save_manifest, take_snapshot
 from crystal_lsp.clones.store import Store, repo_cache_dir
 from crystal_lsp.version import __version__
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.finder import CloneFinder, LanguageResult
+    from crystal_lsp.clones.index import RepoIndex
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +56,7 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)
     cached: bool = False
     filtered: dict[str, int] = field(default_factory=dict)
-    """Candidate copies left out on purpose, by reason (see the README, *What is filtered*)."""
+    """Candidate copies left out on purpose, by reason (see docs/scan.md, *What is filtered*)."""
     undecodable: dict[str, int] = field(default_factory=dict)
     """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 
@@ -128,32 +131,21 @@ def run_scan(
     own_store = store is None and index is None
     store = index.store if index is not None else (store or open_store(root))
     try:
-        index = index or RepoIndex(root, config, store, jobs=jobs)
         # without the cache, every file is re-hashed too: nothing cached is taken on trust
-        snap = index.snapshot(paths, overrides, verify=not use_cache)
+        snap = _snapshot(root, paths, config, store, overrides, index, verify=not use_cache)
         digest = inputs_digest(snap, config, focus_lines, with_ngrams)
         result_key = f"result:{config.signature()}"
         if use_cache:
             cached = _cached_result(store, result_key, digest, root, config)
             if cached is not None:
+                save_manifest(store, config, snap)
                 cached.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
                 return cached
-        stats = index.load(snap, progress)
-        result = ScanResult(
-            root,
-            config,
-            [],
-            files=stats.files,
-            skipped=stats.skipped,
-            generated=list(index.generated),
-            timings=dict(stats.timings),
-            undecodable=_undecodable(index),
-        )
-        focus = focus_of(index, focus_lines) if focus_lines is not None else None
-        if focus is None or focus:
-            finder = finder if finder is not None and finder.index is index else CloneFinder(index)
-            _collect(result, finder.find(focus, progress))
-        result.findings = sort_findings(result.findings)
+        # imported only now: a result served from the cache needs neither numpy nor the lexers
+        from crystal_lsp.clones.index import RepoIndex
+
+        index = index or RepoIndex(root, config, store, jobs=jobs)
+        result = _computed(root, config, index, snap, focus_lines, progress, finder)
         if with_ngrams:
             _attach_ngrams(index, result.findings)
         result.timings["total"] = time.perf_counter() - started
@@ -163,6 +155,53 @@ def run_scan(
     finally:
         if own_store:
             store.close()
+
+
+def _computed(
+    root: str,
+    config: ScanConfig,
+    index: RepoIndex,
+    snap: Snapshot,
+    focus_lines: LineRanges | None,
+    progress: Progress | None,
+    finder: CloneFinder | None,
+) -> ScanResult:
+    """The index brought to the snapshot, and the clone classes found in it."""
+    from crystal_lsp.clones.finder import CloneFinder
+
+    stats = index.load(snap, progress)
+    result = ScanResult(
+        root,
+        config,
+        [],
+        files=stats.files,
+        skipped=stats.skipped,
+        generated=list(index.generated),
+        timings=dict(stats.timings),
+        undecodable=_undecodable(index),
+    )
+    focus = focus_of(index, focus_lines) if focus_lines is not None else None
+    if focus is None or focus:
+        finder = finder if finder is not None and finder.index is index else CloneFinder(index)
+        _collect(result, finder.find(focus, progress))
+    result.findings = sort_findings(result.findings)
+    return result
+
+
+def _snapshot(
+    root: str,
+    paths: Iterable[str],
+    config: ScanConfig,
+    store: Store,
+    overrides: Mapping[str, bytes] | None,
+    index: RepoIndex | None,
+    *,
+    verify: bool,
+) -> Snapshot:
+    """The index's snapshot, or without an index one that does not load it (a cached scan)."""
+    if index is not None:
+        return index.snapshot(paths, overrides, verify=verify)
+    return take_snapshot(os.path.abspath(root), config, store, paths, overrides, verify=verify)
 
 
 def inputs_digest(
@@ -256,6 +295,8 @@ def _from_cache(root: str, config: ScanConfig, doc: dict[str, Any]) -> ScanResul
 
 def _attach_ngrams(index: RepoIndex, findings: list[Finding]) -> None:
     """The shared non-trivial n-grams of each finding's representative and first copy."""
+    from crystal_lsp.clones.similarity import shared_ngrams
+
     for finding in findings:
         if finding.shared_ngrams or len(finding.locations) < 2:
             continue

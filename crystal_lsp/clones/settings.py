@@ -30,6 +30,7 @@ from crystal_lsp.clones.options import (
 )
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.smoothing import Smoothing
+from crystal_lsp.text.sources import SkippedFile, read_bytes
 from crystal_lsp.version import __version__
 
 if sys.version_info >= (3, 11):
@@ -49,7 +50,7 @@ DISPLAY_ONLY = ("show_similar",)
 
 @dataclass(frozen=True)
 class ScanConfig:
-    """What the clone finder looks at and how it decides. Documented in README (Configuration)."""
+    """What the clone finder looks at and how it decides. Documented in docs/settings.md."""
 
     threshold: float = default("threshold")
     """Minimum similarity (CrystalBLEU of the normalized view, the lower of both directions)."""
@@ -122,7 +123,10 @@ class ScanConfig:
                 "min_tokens": self.min_tokens,
                 "min_lines": self.min_lines,
                 "max_n": self.max_n,
-                "format": 6,
+                # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
+                # 7: and transpiler headers mark generated code
+                # 8: light entries packed (text/packing.py), line structure from text/layout.py
+                "format": 8,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }
@@ -169,9 +173,10 @@ def load_config(root: str, overrides: Mapping[str, Any] | None = None) -> ScanCo
     path = find_pyproject(root)
     if path is not None:
         try:
-            with open(path, "rb") as fh:
-                doc = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            doc = tomllib.loads(read_bytes(path).decode("utf-8"))
+        except SkippedFile as exc:
+            raise CrystalError(f"{path}: cannot read ({exc.reason})") from None
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise CrystalError(f"{path}: cannot read ({exc})") from None
         tool = doc.get("tool", {})
         if not isinstance(tool, dict):

@@ -16,7 +16,7 @@ built from the settings and one language's two S sets (see :mod:`crystal_lsp.clo
   other, and the literals are the same), which is what a renamed copy is.
 * the **shared non-trivial n-grams** (not in S), which explain a score;
 * a **retriever** of candidates: postings of the normalized-view shingles minus the shingles of
-  S (:class:`crystal_lsp.clones.retrieval.Postings`).
+  S (:class:`crystal_lsp.clones.index.retrieval.Postings`).
 
 Scores of a pair are computed lazily in a fixed order -- normalized a→b, then b→a only if that
 reaches the threshold, then both raw directions only if both pass, then the renaming only if raw

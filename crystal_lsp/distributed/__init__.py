@@ -18,4 +18,16 @@ is used, so the core never needs it.
 
 from __future__ import annotations
 
+from crystal_lsp.errors import CrystalError
+
 ENGINES = ("local", "dask")
+
+
+def engine_name(engine: str | None, scheduler: str | None) -> str:
+    """The engine to use: the one named, else ``dask`` when a scheduler is given, else local."""
+    name = engine or ("dask" if scheduler else "local")
+    if name not in ENGINES:
+        raise CrystalError(f"unknown engine {name!r} (use {' or '.join(ENGINES)})")
+    if name == "local" and scheduler:
+        raise CrystalError("--scheduler needs --engine dask")
+    return name

@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from crystal_lsp.distributed.engine import Engine, check_tie_break, engine_name
+from crystal_lsp.distributed import engine_name
+from crystal_lsp.distributed.engine import Engine, check_tie_break
 from crystal_lsp.distributed.inputs import Part, Selection, iter_documents, plan
 from crystal_lsp.distributed.topk import (
     PartCounts,

@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from crystal_lsp.distributed.engine import Engine, LazyEngine, engine_name
+from crystal_lsp.distributed import engine_name
+from crystal_lsp.distributed.engine import Engine, LazyEngine
 from crystal_lsp.distributed.topk import count_token_part
-from crystal_lsp.metric.disting import MetricReport, Pair, PairSets, evaluate_metric
+from crystal_lsp.metric.disting import MetricReport, evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, make_metric
+from crystal_lsp.metric.sampling import Pair, PairSets
 from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
 from crystal_lsp.text.parallel import Job, Raw, _from_raw, _tokenize_chunk, tokenize_many
 from crystal_lsp.text.tokens import Tokens
@@ -191,8 +193,17 @@ class EngineSteps:
         *,
         language: str = "",
         tokenizer: str = "",
+        tie_break: str = "canonical",
     ) -> TriviallySharedSet:
-        """Like :func:`crystal_lsp.metric.sset.build_sset` (canonical ties), counted on the engine."""
+        """Like :func:`crystal_lsp.metric.sset.build_sset`, counted on the engine.
+
+        First-seen ties depend on the order of the documents, which a map-reduce does not keep:
+        that S is counted here, from the tokens the engine returned.
+        """
+        if tie_break != "canonical":
+            return build_sset(
+                documents, k, max_n, language=language, tokenizer=tokenizer, tie_break=tie_break
+            )
         parts: list[list[list[str]]] = [[]]
         tokens = 0
         for doc in documents:

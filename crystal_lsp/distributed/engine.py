@@ -29,7 +29,7 @@ from contextlib import ExitStack, contextmanager
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
-from crystal_lsp.distributed import ENGINES
+from crystal_lsp.distributed import engine_name
 from crystal_lsp.distributed.topk import (
     CURVE_POINTS,
     BucketTop,
@@ -310,16 +310,6 @@ def check_tie_break(engine: str, tie_break: str) -> None:
             f"--tie-break {tie_break} depends on the order documents are read in; "
             "use it with --engine local"
         )
-
-
-def engine_name(engine: str | None, scheduler: str | None) -> str:
-    """The engine to use: the one named, else ``dask`` when a scheduler is given, else local."""
-    name = engine or ("dask" if scheduler else "local")
-    if name not in ENGINES:
-        raise CrystalError(f"unknown engine {name!r} (use {' or '.join(ENGINES)})")
-    if name == "local" and scheduler:
-        raise CrystalError("--scheduler needs --engine dask")
-    return name
 
 
 @contextmanager

@@ -3,7 +3,9 @@
 A corpus is given as paths: source files, directories (walked as ``sset build`` always did),
 zip and tar archives (``.zip``, ``.jar``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``,
 ``.tar.xz``; members are read from the archive, never extracted), JSONL datasets (``.jsonl``,
-``.jsonl.gz``) and globs over any of these (``shards/*.jsonl.gz``, ``'src/**/*.java'``).
+``.jsonl.gz``), pair-labeled dataset folders (``code.jsonl`` + ``pairs.jsonl``, or CodeXGLUE's
+``data.jsonl`` + ``train.txt``...: their programs, :mod:`crystal_lsp.metric.pairdata`) and globs
+over any of these (``shards/*.jsonl.gz``, ``'src/**/*.java'``).
 
 :func:`plan` turns the paths into :class:`Part` descriptors: file names, archive member names
 or index ranges, dataset byte ranges -- never contents -- so a client can plan a corpus larger
@@ -14,14 +16,14 @@ Dask worker), one document at a time; only files that ``plan`` saw need to be re
 Which documents are used follows ``crystal-lsp sset build``: a file's language comes from its
 name, then its shebang; files of no known language are skipped (``unknown language``) as are
 binary, oversized and unreadable files (with the reason); with a language chosen, files of other
-languages are left out. Every item of a dataset is used (only those of ``split`` when given), in
-the chosen language or its ``lang`` field's.
+languages are left out. Every item of a dataset is used (only those of ``split`` when given; in a
+pair-labeled folder, the programs of that split's pairs), in the chosen language or its ``lang``
+field's.
 """
 
 from __future__ import annotations
 
 import glob
-import json
 import os
 import tarfile
 import zipfile
@@ -32,10 +34,19 @@ from typing import NamedTuple
 from crystal_lsp.clones.files import walk_files
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.datasets import iter_items
+from crystal_lsp.metric.pairdata import layout_of, load_pair_dataset
+from crystal_lsp.text.datafiles import MAX_DATA_BYTES, loads
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
-from crystal_lsp.text.sources import DEFAULT_MAX_BYTES, SkippedFile, read_source, source_from_bytes
+from crystal_lsp.text.sources import (
+    DEFAULT_MAX_BYTES,
+    GZIP_MAGIC,
+    SkippedFile,
+    open_regular,
+    read_source,
+    source_from_bytes,
+)
 
-FILES, ZIP, TAR, JSONL = "files", "zip", "tar", "jsonl"
+FILES, ZIP, TAR, JSONL, PAIRS = "files", "zip", "tar", "jsonl", "pairs"
 ZIP_SUFFIXES = (".zip", ".jar")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 DATASET_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -67,6 +78,7 @@ class Part:
     the lines of the dataset ``source`` that start in bytes ``[start, stop)`` (``stop = -1``:
     to the end; gzip-compressed datasets are one part each). Relative names are relative to
     ``cwd``, the planner's working directory, so a worker elsewhere reads the same files.
+    ``root``: for the files of a directory, that directory (their symlinks must stay inside it).
     """
 
     kind: str
@@ -76,6 +88,7 @@ class Part:
     stop: int = -1
     size: int = 0
     cwd: str = ""
+    root: str = ""
 
     def path(self, name: str) -> str:
         """Where to read ``name`` (a file, archive or dataset of this part) from."""
@@ -109,7 +122,9 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 
 def input_kind(path: str) -> str:
-    """``zip``, ``tar``, ``jsonl`` (a dataset) or ``files`` (a file or a directory)."""
+    """``zip``, ``tar``, ``jsonl``, ``pairs`` (a pair-labeled dataset folder) or ``files``."""
+    if os.path.isdir(path) and layout_of(path) is not None:
+        return PAIRS
     if not os.path.isfile(path):
         return FILES
     if path.endswith(DATASET_SUFFIXES):
@@ -144,10 +159,13 @@ def plan(paths: Iterable[str], part_bytes: int | None = None) -> list[Part]:
             parts.extend(_plan_tar(path, part_bytes))
         elif kind == JSONL:
             parts.extend(_plan_jsonl(path, part_bytes))
+        elif kind == PAIRS:
+            parts.append(Part(PAIRS, path))
         else:
             sized = ((f, _size(f)) for f in walk_files([path]))
+            root = path if os.path.isdir(path) else ""
             for names, size in _groups(sized, part_bytes):
-                parts.append(Part(FILES, names=names, size=size))
+                parts.append(Part(FILES, names=names, size=size, root=root))
     cwd = os.getcwd()
     return [replace(part, cwd=cwd) for part in parts]
 
@@ -180,12 +198,14 @@ def _skipped_dir(member: str) -> bool:
 
 def _plan_zip(path: str, part_bytes: int) -> Iterator[Part]:
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_regular(path) as raw, zipfile.ZipFile(raw) as archive:
             infos = [
                 (i.filename, i.file_size)
                 for i in archive.infolist()
                 if not i.is_dir() and not _skipped_dir(i.filename)
             ]
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: not a readable zip archive ({exc.reason})") from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise CrystalError(f"{path}: not a readable zip archive ({exc})") from None
     for names, size in _groups(infos, part_bytes):
@@ -202,8 +222,10 @@ def _tar_members(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
 
 def _plan_tar(path: str, part_bytes: int) -> Iterator[Part]:
     try:
-        with tarfile.open(path, "r:*") as archive:
+        with open_regular(path) as raw, tarfile.open(fileobj=raw, mode="r:*") as archive:
             sizes = [m.size for m in _tar_members(archive)]
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: not a readable tar archive ({exc.reason})") from None
     except (OSError, EOFError, tarfile.TarError) as exc:
         raise CrystalError(f"{path}: not a readable tar archive ({exc})") from None
     start = 0
@@ -214,10 +236,10 @@ def _plan_tar(path: str, part_bytes: int) -> Iterator[Part]:
 
 def _is_gzip(path: str) -> bool:
     try:
-        with open(path, "rb") as fh:
-            return fh.read(2) == b"\x1f\x8b"
-    except OSError as exc:
-        raise CrystalError(f"{path}: cannot read dataset ({exc.strerror})") from None
+        with open_regular(path) as fh:
+            return fh.read(2) == GZIP_MAGIC
+    except SkippedFile as exc:
+        raise CrystalError(f"{path}: cannot read dataset ({exc.reason})") from None
 
 
 def _plan_jsonl(path: str, part_bytes: int) -> Iterator[Part]:
@@ -234,9 +256,10 @@ def _plan_jsonl(path: str, part_bytes: int) -> Iterator[Part]:
 def iter_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterator[Document]:
     """The documents of one part, read lazily; unusable files are appended to ``skipped``."""
     if part.kind == FILES:
+        within = part.path(part.root) if part.root else None
         for name in part.names:
             try:
-                source = read_source(part.path(name), selection.max_bytes)
+                source = read_source(part.path(name), selection.max_bytes, within)
             except SkippedFile as exc:
                 skipped.append((name, exc.reason))
                 continue
@@ -249,6 +272,8 @@ def iter_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
         yield from _tar_documents(part, selection, skipped)
     elif part.kind == JSONL:
         yield from _dataset_documents(part, selection)
+    elif part.kind == PAIRS:
+        yield from pair_documents(part.path(part.source), selection)
     else:
         raise CrystalError(f"unknown input part kind {part.kind!r}")
 
@@ -289,7 +314,7 @@ def _too_large(name: str, size: int, selection: Selection, skipped: Skipped) -> 
 
 def _zip_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterator[Document]:
     try:
-        with zipfile.ZipFile(part.path(part.source)) as archive:
+        with open_regular(part.path(part.source)) as raw, zipfile.ZipFile(raw) as archive:
             for member in part.names:
                 name = f"{part.source}!/{member}"
                 if _too_large(name, archive.getinfo(member).file_size, selection, skipped):
@@ -297,13 +322,18 @@ def _zip_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
                 doc = _member_document(name, archive.read(member), selection, skipped)
                 if doc is not None:
                     yield doc
+    except SkippedFile as exc:
+        raise CrystalError(f"{part.source}: not a readable zip archive ({exc.reason})") from None
     except (OSError, KeyError, zipfile.BadZipFile) as exc:
         raise CrystalError(f"{part.source}: not a readable zip archive ({exc})") from None
 
 
 def _tar_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterator[Document]:
     try:
-        with tarfile.open(part.path(part.source), "r:*") as archive:
+        with (
+            open_regular(part.path(part.source)) as raw,
+            tarfile.open(fileobj=raw, mode="r:*") as archive,
+        ):
             for index, member in enumerate(_tar_members(archive)):
                 if index >= part.stop:
                     break
@@ -317,6 +347,8 @@ def _tar_documents(part: Part, selection: Selection, skipped: Skipped) -> Iterat
                 doc = _member_document(name, data, selection, skipped)
                 if doc is not None:
                     yield doc
+    except SkippedFile as exc:
+        raise CrystalError(f"{part.source}: not a readable tar archive ({exc.reason})") from None
     except (OSError, EOFError, tarfile.TarError) as exc:
         raise CrystalError(f"{part.source}: not a readable tar archive ({exc})") from None
 
@@ -339,24 +371,39 @@ def _dataset_documents(part: Part, selection: Selection) -> Iterator[Document]:
         yield Document(name, code, language)
 
 
+def pair_documents(path: str, selection: Selection) -> Iterator[Document]:
+    """The programs of a pair-labeled folder (those of ``split``'s pairs, ordered by id)."""
+    data = load_pair_dataset(path)
+    for i in data.programs(selection.split):
+        code, lang = data.codes[i], data.langs[i]
+        language = selection.language or canonical_name(
+            resolve_lexer(lang or None, None, code, guess=False)
+        )
+        yield Document(f"{path}#{data.ids[i]}", code, language)
+
+
 def _dataset_range(part: Part) -> Iterator[tuple[str, str, str, str]]:
     """``(name, code, lang, split)`` of the lines of a plain JSONL file starting in the range."""
     try:
-        with open(part.path(part.source), "rb") as fh:
+        with open_regular(part.path(part.source)) as fh:
             offset = part.start
             if offset:
                 fh.seek(offset - 1)
                 offset += len(fh.readline()) - 1  # the rest of a line begun before the range
             while part.stop == -1 or offset < part.stop:
-                line = fh.readline()
+                line = fh.readline(MAX_DATA_BYTES + 2)
                 if not line:
                     break
+                if len(line.rstrip(b"\r\n")) > MAX_DATA_BYTES:
+                    raise CrystalError(
+                        f"{part.source}: line at byte {offset}: over {MAX_DATA_BYTES:,} bytes"
+                    )
                 where = offset
                 offset += len(line)
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line.decode("utf-8"))
+                    row = loads(line.decode("utf-8"))
                     str(row["class"])
                     item = (
                         f"{part.source}#{row['id']}",
@@ -364,11 +411,11 @@ def _dataset_range(part: Part) -> Iterator[tuple[str, str, str, str]]:
                         str(row.get("lang", "")),
                         str(row.get("split", "")),
                     )
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                except (ValueError, KeyError, TypeError) as exc:
                     raise CrystalError(
                         f"{part.source}: line at byte {where}: not a dataset line with id, "
                         f"class and code ({exc})"
                     ) from None
                 yield item
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, SkippedFile) as exc:
         raise CrystalError(f"{part.source}: unreadable dataset ({exc})") from None

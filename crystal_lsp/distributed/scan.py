@@ -31,7 +31,8 @@ from crystal_lsp.clones.scan import LineRanges, Progress, ScanResult, open_store
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.similarity import Code, Item, Similarity
 from crystal_lsp.clones.store import Store
-from crystal_lsp.distributed.engine import Engine, LazyEngine, engine_name
+from crystal_lsp.distributed import engine_name
+from crystal_lsp.distributed.engine import Engine, LazyEngine
 from crystal_lsp.distributed.topk import count_token_part
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import TriviallySharedSet

@@ -46,6 +46,9 @@ class CheckResult(BaseModel):
     """``check_duplication``: what the snippet repeats, and what to do about it."""
 
     language: str
+    language_guessed: bool = Field(
+        default=False, description="no language or path was given: the language is a guess"
+    )
     tokens: int
     duplicates: list[Duplicate]
     omitted: int = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from crystal_lsp.clones.findings import Finding, Location, at_level
+from crystal_lsp.clones.findings import Finding, Location, at_level, display_path
 from crystal_lsp.clones.reports.agent import agent_lines, agent_summary, what
 from crystal_lsp.clones.scan import ScanResult
 from crystal_lsp.clones.similarity import shared_ngrams
@@ -25,7 +25,8 @@ NGRAMS = 8
 
 def place_of(loc: Location) -> Place:
     """A location as a :class:`Place`."""
-    return Place(path=loc.path, start_line=loc.first_line, end_line=loc.last_line, what=what(loc))
+    path = display_path(loc.path)  # shown to an agent: escaped, and always valid UTF-8
+    return Place(path=path, start_line=loc.first_line, end_line=loc.last_line, what=what(loc))
 
 
 def clone_class(finding: Finding) -> CloneClass:
@@ -93,16 +94,25 @@ def advice(found: Sequence[Duplicate], outcome: CheckOutcome, files: int) -> str
             f"Nothing to compare: the code is {outcome.status.replace('_', ' ')} "
             f"({outcome.tokens} tokens); no duplicate check was made."
         )
+    indexed = f"{files} file{'' if files == 1 else 's'} indexed"
+    if not found and outcome.guessed:
+        # a guessed language may be the wrong one: never call the code new on a guess
+        return (
+            f"No copy found when checked as {' and as '.join(outcome.guessed)} ({indexed}); "
+            "the language was not given, so it is not known to be new code: call again with "
+            "language (or path) to be sure."
+        )
     if not found:
-        indexed = f"{files} file{'' if files == 1 else 's'} indexed"
         return f"No copy of this code in the repository ({indexed}): it is new code."
     best = found[0]
     orig = best.original
     what = "the whole file" if orig.what == "file" else orig.what
     more = f" ({len(found) - 1} more below)" if len(found) > 1 else ""
+    guess = f" (language guessed: {outcome.language})" if outcome.guessed else ""
     return (
         f"This repeats {what} at {orig.path}:{orig.start_line}-{orig.end_line} "
-        f"(similarity {best.similarity:.2f}): reuse or extend it instead of adding a copy{more}."
+        f"(similarity {best.similarity:.2f}): reuse or extend it instead of adding a copy"
+        f"{more}{guess}."
     )
 
 

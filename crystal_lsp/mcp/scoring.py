@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.errors import install_command
 from crystal_lsp.mcp.models import OrderStats, ReferenceScore, ScoreResult
 from crystal_lsp.mcp.workspace import ToolInputError, Workspace
@@ -24,6 +25,7 @@ from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric,
 from crystal_lsp.metric.sset import TriviallySharedSet
 from crystal_lsp.text.fingerprints import shingles
 from crystal_lsp.text.lexers import lexer_by_language
+from crystal_lsp.text.lexinput import raw_end
 from crystal_lsp.text.sources import read_source
 from crystal_lsp.text.tokens import lex
 from crystal_lsp.text.views import categories, normalized
@@ -47,8 +49,13 @@ class Reference:
     def source(self, ws: Workspace) -> str:
         """The reference's code (read from its file for an indexed snippet)."""
         if self.text is None:
-            whole = read_source(os.path.join(ws.root, self.path), ws.config.max_file_bytes).text
-            self.text = whole[self.span[0] : self.span[1]]
+            whole = read_source(
+                os.path.join(ws.root, self.path), ws.config.max_file_bytes, ws.root
+            ).text
+            # the last token may span \r\n line ends: its text is shorter than its source
+            last = self.tokens[-1] if self.tokens else ""
+            end = raw_end(whole, self.span[1] - len(last), last) if last else self.span[1]
+            self.text = whole[self.span[0] : end]
         return self.text
 
 
@@ -70,7 +77,7 @@ def auto_references(
             profile, [crystal.profile(texts)], hypothesis=hypothesis, references=[texts]
         )
         what = f"{meta.kind} {meta.name}".strip()
-        label = f"{path}:{meta.first_line}-{meta.last_line} ({what})"
+        label = f"{display_path(path)}:{meta.first_line}-{meta.last_line} ({display_path(what)})"
         span = (heavy.starts[meta.start], heavy.starts[meta.end - 1] + len(texts[-1]))
         scored.append((value, Reference(label, texts, path, span)))
     scored.sort(key=lambda x: (-x[0], x[1].label))
@@ -81,10 +88,17 @@ def score_code(
     ws: Workspace,
     code: str,
     references: Sequence[str] | None,
-    language: str,
+    language: str | None,
     metrics: Sequence[str],
 ) -> ScoreResult:
-    """The ``score`` tool's result (worker thread); ``references=None`` is ``"auto"``."""
+    """The ``score`` tool's result (worker thread); ``references=None`` is ``"auto"``.
+
+    Without a language, the likeliest of :meth:`Workspace.guess_languages` is used, with a note.
+    """
+    notes: list[str] = []
+    if language is None:
+        language = _likeliest(ws, code, ws.guess_languages(code))
+        notes.append(f"language not given: scored as {language} (a guess; pass language)")
     config = ws.config
     sset, _ = ws.sset(language)
     lexer = lexer_by_language(language)
@@ -94,7 +108,6 @@ def score_code(
     crystal = CrystalBLEU(
         sset, max_n=config.max_n, smoothing=config.smoothing_spec, language=language
     )
-    notes: list[str] = []
     if references is None:
         refs = auto_references(ws, language, hyp, categories(tokens.texts, tokens.types), crystal)
         if not refs:
@@ -114,6 +127,28 @@ def score_code(
         if name not in ("bleu", "crystalbleu", "ruby")
     ]
     return result
+
+
+def _likeliest(ws: Workspace, code: str, languages: Sequence[str]) -> str:
+    """Of the guessed languages, the one whose indexed code the snippet resembles most."""
+    if len(languages) == 1:
+        return languages[0]
+    config = ws.config
+    best, best_value = languages[0], -1.0
+    for language in languages:
+        tokens = lex(code, lexer_by_language(language))
+        sset, _ = ws.sset(language)
+        crystal = CrystalBLEU(
+            sset, max_n=config.max_n, smoothing=config.smoothing_spec, language=language
+        )
+        cats = categories(tokens.texts, tokens.types)
+        refs = auto_references(ws, language, list(tokens.texts), cats, crystal)
+        value = max(
+            (crystal.sentence_score(list(tokens.texts), [r.tokens]) for r in refs), default=0
+        )
+        if value > best_value:
+            best, best_value = language, value
+    return best
 
 
 def _scores(

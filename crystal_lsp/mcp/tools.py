@@ -21,6 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.mcp import present
 from crystal_lsp.mcp.models import (
@@ -33,13 +34,13 @@ from crystal_lsp.mcp.models import (
 )
 from crystal_lsp.mcp.scoring import score_code
 from crystal_lsp.mcp.workspace import Workspace
+from crystal_lsp.text.sources import MAX_REFERENCES, MAX_SNIPPET_CHARS
 from crystal_lsp.version import __version__
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-MAX_CODE_CHARS = 200_000
-MAX_REFERENCES = 20
+MAX_CODE_CHARS = MAX_SNIPPET_CHARS
 PROGRESS_SECONDS = 0.5
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
@@ -153,11 +154,12 @@ def _check_tool(server: MCPServer[Any], ws: Workspace) -> None:
         both contain, and one sentence of advice.
         """
         rel = ws.confine(path) if path else None
-        lang = ws.language_of(language, rel, code)
+        lang = ws.explicit_language(language, rel, code)
         outcome = await _on_worker(ws, ctx, ws.check, code, lang, rel)
         found = present.duplicates(outcome, rel)
         result = CheckResult(
-            language=lang,
+            language=outcome.language,
+            language_guessed=bool(outcome.guessed),
             tokens=outcome.tokens,
             duplicates=found[:max_results],
             omitted=max(0, len(found) - max_results),
@@ -200,13 +202,13 @@ def _score_tool(server: MCPServer[Any], ws: Workspace) -> None:
         """
         if isinstance(references, list) and not 1 <= len(references) <= MAX_REFERENCES:
             raise ToolError(f'references: give 1 to {MAX_REFERENCES} texts, or "auto"')
-        lang = ws.language_of(language, None, code)
+        lang = ws.explicit_language(language, None, code)
         refs = None if references == "auto" else list(references)
         result = await _on_worker(ws, ctx, score_code, ws, code, refs, lang, metrics or [])
         text = (
             f"BLEU {result.bleu:.4f}, CrystalBLEU {result.crystalbleu:.4f}"
             + (f", RUBY {result.ruby:.4f}" if result.ruby is not None else "")
-            + f" against {len(result.references)} reference(s) ({lang})"
+            + f" against {len(result.references)} reference(s) ({result.language})"
         )
         best = max(result.references, key=lambda r: r.crystalbleu, default=None)
         if best is not None:
@@ -238,13 +240,16 @@ def _file_clones_tool(server: MCPServer[Any], ws: Workspace) -> None:
         touching = await _on_worker(ws, ctx, ws.file_findings, rel)
         shown = touching[:top]
         result = FileClonesResult(
-            path=rel,
+            path=display_path(rel),
             classes=[present.clone_class(f) for f in shown],
             omitted=len(touching) - len(shown),
             signature=ws.config.signature(),
         )
         copies = sum(len(f.pairs) for f in touching)
-        summary = f"crystal: {len(touching)} groups of copies ({copies} copies) have code in {rel}"
+        summary = (
+            f"crystal: {len(touching)} groups of copies ({copies} copies) have code in "
+            f"{display_path(rel)}"
+        )
         text = present.findings_text(touching, top, 0, ws.config.threshold, summary)
         return _answer(result, text)
 
@@ -301,7 +306,7 @@ def _trivial_tool(server: MCPServer[Any], ws: Workspace) -> None:
         "self . assertEqual ("), which CrystalBLEU and the duplicate search ignore: why
         look-alike code is not reported as a copy.
         """
-        lang = ws.language_of(language, None, "")
+        lang = ws.canonical_language(language)
         sset, source = await _on_worker(ws, ctx, ws.sset, lang)
         ranked = sset.top(top)
         result = TriviallySharedResult(
@@ -321,6 +326,6 @@ def _trivial_tool(server: MCPServer[Any], ws: Workspace) -> None:
         text = (
             f"{len(sset)} token sequences every {lang} program shares, ignored as boilerplate "
             f"({where.get(source, source)}); most frequent: "
-            + (" | ".join(" ".join(g) for g, _ in ranked[:10]) or "(none)")
+            + (" | ".join(display_path(" ".join(g)) for g, _ in ranked[:10]) or "(none)")
         )
         return _answer(result, text)

@@ -15,6 +15,7 @@ import concurrent.futures
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.finder import CloneFinder
-from crystal_lsp.clones.findings import Finding, at_level
+from crystal_lsp.clones.findings import Finding, at_level, display_path
 from crystal_lsp.clones.git import changed_lines
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.scan import ScanResult, run_scan
@@ -39,6 +40,7 @@ from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+MAX_GUESSES = 4
 SNIPPET_KEY = "\0snippet"
 """The index key of a checked snippet (no file on disk has a NUL in its path)."""
 
@@ -80,6 +82,14 @@ class CheckOutcome:
     ignore: frozenset[tuple[str, ...]] = frozenset()
     texts: dict[str, list[str]] = field(default_factory=dict)
     """Raw tokens of every other location's file lines, keyed by ``path:first-last``."""
+    guessed: tuple[str, ...] = ()
+    """The languages the snippet was checked as when none was given (else empty)."""
+
+    def strength(self) -> float:
+        """How strongly the snippet repeats code: its best pair's copied tokens x similarity."""
+        return max(
+            (p.copied * p.similarity for m in self.matches for p in m.finding.pairs), default=0.0
+        )
 
 
 class Workspace:
@@ -144,17 +154,42 @@ class Workspace:
         log.info("indexed %d files in %.1f s", self.status.files, self.status.seconds)
 
     # ------------------------------------------------------------------ languages
-    def language_of(self, language: str | None, path: str | None, code: str) -> str:
-        """The canonical language of a snippet: explicit, else from its path, else guessed."""
+    def canonical_language(self, language: str) -> str:
+        """The canonical name of a language name or alias (a tool error when unknown)."""
+        try:
+            return canonical_name(lexer_by_language(language))
+        except CrystalError as exc:
+            raise ToolInputError(str(exc)) from None
+
+    def explicit_language(self, language: str | None, path: str | None, code: str) -> str | None:
+        """A snippet's language when it is known: given, else from its path's name or a shebang.
+
+        None: it would have to be guessed (:meth:`guess_languages`, once the index is ready).
+        """
         if language:
-            try:
-                return canonical_name(lexer_by_language(language))
-            except CrystalError as exc:
-                raise ToolInputError(str(exc)) from None
-        name = canonical_name(resolve_lexer(None, path, code, guess=True))
-        if name == GENERIC:
-            raise ToolInputError("cannot tell the language of the code: pass language or path")
-        return name
+            return self.canonical_language(language)
+        name = canonical_name(resolve_lexer(None, path, code, guess=False))
+        return None if name == GENERIC else name
+
+    def guess_languages(self, code: str) -> list[str]:
+        """The languages a snippet of unknown language may be in, likeliest first (worker thread).
+
+        The repository's own languages (at most :data:`MAX_GUESSES`, Pygments' guess first when
+        it is one of them, then by number of files); Pygments' guess alone in a repository
+        without code. A guess is only a guess: callers say so.
+        """
+        counts = Counter(
+            s.entry.language
+            for s in self.index.files.values()
+            if not s.override and s.entry.status == OK
+        )
+        guess = canonical_name(resolve_lexer(None, None, code, guess=True))
+        if not counts:
+            if guess == GENERIC:
+                raise ToolInputError("cannot tell the language of the code: pass language or path")
+            return [guess]
+        ranked = sorted(counts, key=lambda lang: (lang != guess, -counts[lang], lang))
+        return ranked[:MAX_GUESSES]
 
     def confine(self, path: str) -> str:
         """``path`` relative to the root (``/``-separated); refuses anything outside it."""
@@ -162,12 +197,27 @@ class Workspace:
             raise ToolInputError("path must be a non-empty file path")
         absolute = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([self.root, absolute]) != self.root or absolute == self.root:
-            raise ToolInputError(f"{path}: outside the repository root")
+            raise ToolInputError(f"{display_path(path)}: outside the repository root")
         return os.path.relpath(absolute, self.root).replace(os.sep, "/")
 
     # ------------------------------------------------------------------ tools (worker)
-    def check(self, code: str, language: str, path: str | None) -> CheckOutcome:
-        """The findings that hold the snippet ``code`` (worker thread)."""
+    def check(self, code: str, language: str | None, path: str | None) -> CheckOutcome:
+        """The findings that hold the snippet ``code`` (worker thread).
+
+        Without a language, the snippet is checked as each language :meth:`guess_languages`
+        names, and the outcome with the strongest copy is kept (``guessed`` lists them all).
+        """
+        if path is not None:
+            path = self.indexed_name(path)
+        if language is not None:
+            return self._check(code, language, path)
+        tried = self.guess_languages(code)
+        outcomes = [self._check(code, lang, path) for lang in tried]
+        best = max(outcomes, key=lambda o: o.strength())  # the first of equals: the likeliest
+        best.guessed = tuple(tried)
+        return best
+
+    def _check(self, code: str, language: str, path: str | None) -> CheckOutcome:
         entry = build_entry(
             path or SNIPPET_KEY,
             code,
@@ -199,6 +249,12 @@ class Workspace:
                     outcome.texts[key] = self.lines_tokens(loc.path, loc.first_line, loc.last_line)
         return outcome
 
+    def indexed_name(self, path: str) -> str:
+        """An indexed file named by its path or as answers show it (:func:`display_path`)."""
+        if path in self.index.files:
+            return path
+        return next((p for p in self.index.files if display_path(p) == path), path)
+
     def lines_tokens(self, path: str, first: int, last: int) -> list[str]:
         """The raw tokens of lines ``first``..``last`` (1-based) of an indexed file."""
         import bisect
@@ -227,8 +283,9 @@ class Workspace:
     def file_findings(self, path: str) -> list[Finding]:
         """The findings of a scan with a copy in one indexed file (worker thread)."""
         scanned = self.scan()
+        path = self.indexed_name(path)
         if path not in self.index.files:
-            raise ToolInputError(f"{path}: not an indexed file of the repository")
+            raise ToolInputError(f"{display_path(path)}: not an indexed file of the repository")
         shown = at_level(scanned.findings, self.config.show_similar)
         return [f for f in shown if any(loc.path == path for loc in f.locations)]
 

@@ -68,6 +68,7 @@ from crystal_lsp.metric.ngrams import (
 from crystal_lsp.metric.signature import Signature
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.lexers import tokenizer_name
 
 if TYPE_CHECKING:
     from crystal_lsp.metric._native import ProfileCache
@@ -341,6 +342,7 @@ class CrystalBLEU:
         """What every score of this instance depends on."""
         return Signature(
             metric=self.name,
+            tokenizer=tokenizer_name(self.language),
             language=self.language,
             comments="yes" if self.comments else "no",
             k=self.sset.k if self.sset is not None else 0,

@@ -13,13 +13,13 @@ out, never silently.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import open_text
+from crystal_lsp.metric.datasets import text_lines
+from crystal_lsp.text.datafiles import loads
 
 SPLIT_FILES = {"train": "train.txt", "valid": "valid.txt", "test": "test.txt"}
 
@@ -49,6 +49,15 @@ class PairDataset:
         """The pairs of one split."""
         return [p for p in self.pairs if p.split == name]
 
+    def programs(self, split: str | None = None) -> list[int]:
+        """All programs in file order, or those of one split's pairs ordered by id.
+
+        By id is the order in which the reference evaluation counts a split's programs.
+        """
+        if split is None:
+            return list(range(len(self.ids)))
+        return sorted({i for p in self.split(split) for i in (p.a, p.b)}, key=self.ids.__getitem__)
+
 
 def layout_of(path: str) -> str | None:
     """``pairs`` or ``codexglue`` for a pair-labeled folder, None for anything else."""
@@ -72,19 +81,15 @@ def _file(root: str, name: str) -> str | None:
 
 
 def _json_lines(path: str) -> Iterator[tuple[int, dict[str, object]]]:
-    with open_text(path) as fh:
-        try:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        row = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise CrystalError(f"{path}:{lineno}: not JSON ({exc})") from None
-                    if not isinstance(row, dict):
-                        raise CrystalError(f"{path}:{lineno}: not a JSON object")
-                    yield lineno, row
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise CrystalError(f"{path}: unreadable ({exc})") from None
+    for lineno, line in text_lines(path):
+        if line.strip():
+            try:
+                row = loads(line)
+            except ValueError as exc:
+                raise CrystalError(f"{path}:{lineno}: not JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise CrystalError(f"{path}:{lineno}: not a JSON object")
+            yield lineno, row
 
 
 def load_pair_dataset(path: str) -> PairDataset:
@@ -111,13 +116,22 @@ def _add_pair(
         out.pairs.append(LabeledPair(where[a], where[b], label, split))
 
 
+def _unique(path: str, lineno: int, ident: str, lines: dict[str, int]) -> None:
+    """Refuse an id given before (pairs name programs by id): the first repeat is the error."""
+    first = lines.setdefault(ident, lineno)
+    if first != lineno:
+        raise CrystalError(f"{path}:{lineno}: duplicate id {ident!r} (first on line {first})")
+
+
 def _pairs_layout(root: str) -> PairDataset:
     out = PairDataset("pairs", [], [], [], [])
     code = _file(root, "code.jsonl")
     assert code is not None
+    lines: dict[str, int] = {}
     for lineno, row in _json_lines(code):
         if "id" not in row or not isinstance(row.get("code"), str):
             raise CrystalError(f"{code}:{lineno}: needs an id and a string code")
+        _unique(code, lineno, str(row["id"]), lines)
         out.ids.append(str(row["id"]))
         out.codes.append(str(row["code"]))
         out.langs.append(str(row.get("lang", "")))
@@ -138,9 +152,11 @@ def _codexglue(root: str) -> PairDataset:
     out = PairDataset("codexglue", [], [], [], [])
     data = _file(root, "data.jsonl")
     assert data is not None
+    lines: dict[str, int] = {}
     for lineno, row in _json_lines(data):
         if "idx" not in row or not isinstance(row.get("func"), str):
             raise CrystalError(f"{data}:{lineno}: needs an idx and a string func")
+        _unique(data, lineno, str(row["idx"]), lines)
         out.ids.append(str(row["idx"]))
         out.codes.append(str(row["func"]))
         out.langs.append("java")
@@ -149,12 +165,11 @@ def _codexglue(root: str) -> PairDataset:
         path = _file(root, name)
         if path is None:
             continue
-        with open_text(path) as fh:
-            for lineno, line in enumerate(fh, 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                if len(parts) != 3 or parts[2] not in ("0", "1"):
-                    raise CrystalError(f"{path}:{lineno}: expected 'idx1 idx2 label'")
-                _add_pair(out, where, parts[0], parts[1], int(parts[2]), split)
+        for lineno, line in text_lines(path):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 3 or parts[2] not in ("0", "1"):
+                raise CrystalError(f"{path}:{lineno}: expected 'idx1 idx2 label'")
+            _add_pair(out, where, parts[0], parts[1], int(parts[2]), split)
     return out

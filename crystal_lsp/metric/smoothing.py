@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.bleu import SmoothingFunction
 
 _PARAM_NAMES = {"eps": "epsilon", "epsilon": "epsilon", "alpha": "alpha", "k": "k"}
 _SPEC = re.compile(r"^(?:m(?:ethod)?)?([0-7])(?:[:(](.*?)\)?)?$")
@@ -46,6 +45,9 @@ class Smoothing:
     @property
     def function(self) -> Any:
         """The bound smoothing method, as NLTK's API expects it."""
+        # imported here: settings parse a smoothing without scoring anything (a cached scan)
+        from crystal_lsp.metric.bleu import SmoothingFunction
+
         smoother = SmoothingFunction(epsilon=self.epsilon, alpha=self.alpha, k=self.k)
         return getattr(smoother, f"method{self.method}")
 

@@ -24,7 +24,6 @@ import heapq
 import json
 import math
 import os
-import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.ngrams import Ngram, as_sequence, native_counter
+from crystal_lsp.text.datafiles import read_json, write_atomic
 
 if TYPE_CHECKING:
     from crystal_lsp.metric._native import NgramCounter
@@ -182,30 +182,16 @@ class TriviallySharedSet:
         return loaded
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the set as JSON (gzip-compressed when the name ends in ``.gz``)."""
+        """Write the set as JSON (gzip-compressed when the name ends in ``.gz``), atomically."""
         data = json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
         target = os.fspath(path)
-        tmp = f"{target}.tmp-{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            fh.write(gzip.compress(data, mtime=0) if target.endswith(".gz") else data)
-        os.replace(tmp, target)
+        write_atomic(target, gzip.compress(data, mtime=0) if target.endswith(".gz") else data)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> TriviallySharedSet:
-        """Read a set written by :meth:`save`."""
+        """Read a set written by :meth:`save` (through the guarded reader, size and depth bounded)."""
         name = os.fspath(path)
-        try:
-            with open(name, "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise CrystalError(f"{name}: cannot read S-set file ({exc.strerror})") from None
-        try:
-            if raw[:2] == b"\x1f\x8b":
-                raw = gzip.decompress(raw)
-            doc = json.loads(raw.decode("utf-8"))
-        except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CrystalError(f"{name}: not a readable S-set file ({exc})") from None
-        return cls.from_json(doc, name)
+        return cls.from_json(read_json(name, "S-set file"), name)
 
 
 def count_ngrams(

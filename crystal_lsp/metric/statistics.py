@@ -26,6 +26,8 @@ from crystal_lsp.metric.ngrams import as_sequence
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
 F64 = npt.NDArray[np.float64]
+BLOCK_VALUES = 1 << 21
+"""How many pair counts one block of bootstrap resamples may gather (16 MiB of float64)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,25 @@ def resample_indices(n: int, resamples: int, seed: int) -> npt.NDArray[np.int64]
     return rng.choice(n, size=(resamples, n), replace=True).astype(np.int64)
 
 
+def resampled_scores(corpora: Sequence[CorpusCounts], resamples: int, seed: int) -> list[F64]:
+    """Each corpus's scores on the same ``resamples`` draws of :func:`resample_indices`.
+
+    The draw is made a block of rows at a time (the generator gives the same numbers either
+    way), so memory stays at about :data:`BLOCK_VALUES` pair counts whatever the number of
+    resamples and pairs.
+    """
+    n = len(corpora[0])
+    rng = np.random.default_rng(seed)
+    block = max(1, BLOCK_VALUES // max(1, n * corpora[0].rows.shape[1]))
+    scores: list[list[F64]] = [[] for _ in corpora]
+    for start in range(0, resamples, block):
+        rows = min(block, resamples - start)
+        indices = rng.choice(n, size=(rows, n), replace=True).astype(np.int64)
+        for out, corpus in zip(scores, corpora):
+            out.append(corpus.resampled(indices))
+    return [np.concatenate(out) if out else np.zeros(0, dtype=np.float64) for out in scores]
+
+
 def estimate_ci(scores: F64) -> tuple[float, float]:
     """Mean and 95 % half-width: half the distance of the 2.5 % and 97.5 % order statistics."""
     ordered = np.sort(scores)
@@ -188,7 +209,7 @@ def bootstrap(
     corpus: CorpusCounts, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> Interval:
     """A seeded bootstrap confidence interval of a corpus score."""
-    scores = corpus.resampled(resample_indices(len(corpus), resamples, seed))
+    (scores,) = resampled_scores([corpus], resamples, seed)
     mean, ci = estimate_ci(scores)
     return Interval(mean, ci, resamples, seed)
 
@@ -228,9 +249,7 @@ def paired_bootstrap(
     """
     if len(system) != len(baseline):
         raise ValueError(f"{len(system)} items against a baseline of {len(baseline)}")
-    indices = resample_indices(len(system), resamples, seed)
-    sys_scores = system.resampled(indices)
-    base_scores = baseline.resampled(indices)
+    sys_scores, base_scores = resampled_scores([system, baseline], resamples, seed)
     observed = abs(system.statistics().score - baseline.statistics().score)
     diffs = np.abs(sys_scores - base_scores)
     centred = diffs - diffs.mean()

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, register_metric
-from crystal_lsp.metric.signature import Signature
 from crystal_lsp.ruby.ensemble import (
     DEFAULT_OPTIONS,
     RubyItem,
@@ -31,6 +30,7 @@ from crystal_lsp.ruby.ged import WL_ROUNDS
 from crystal_lsp.ruby.lexical import TokenIds
 from crystal_lsp.ruby.options import RubyOptions
 from crystal_lsp.ruby.trees import Unbuilt, parser_label
+from crystal_lsp.text.lexers import tokenizer_name
 from crystal_lsp.version import __version__
 
 Scorer = Callable[[RubyItem, RubyItem], tuple[float, str, str]]
@@ -71,7 +71,7 @@ class RubyFamilyMetric:
     @property
     def signature(self) -> str:
         language = self.language
-        tokens = f"tok:{Signature().tokenizer}"
+        tokens = f"tok:{tokenizer_name(language)}"
         parser = f"parser:{parser_label(language)}"
         tree = f"ast:named+leaf|ted:zs|{self.options.tree_label()}"
         graph = f"{self.options.graph_label()}|ged:wl{WL_ROUNDS}-greedy"

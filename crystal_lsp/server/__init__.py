@@ -1,8 +1,8 @@
 """crystal-lsp's language server (pygls 2): near-duplicate diagnostics and CrystalBLEU scoring.
 
 ``create_server()`` builds a server with every handler registered; ``crystal-lsp serve`` runs it
-over stdio or TCP. The protocol (settings, diagnostics, ``crystal/score``, commands) is
-documented in the README.
+over stdio or TCP. The protocol (diagnostics, ``crystal/score``, commands) is documented in
+docs/language-server.md, the settings in docs/settings.md.
 """
 
 from __future__ import annotations

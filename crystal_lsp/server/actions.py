@@ -1,9 +1,10 @@
-"""Code actions on a flagged snippet: go to the other copy, suppress this occurrence."""
+"""Code actions on a flagged snippet: compare with or go to the other copy, suppress it."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from crystal_lsp.server.compare import COMPARE, compare_spec
 from crystal_lsp.server.diagnostics import CODE, SOURCE, Flag, LocationRanges
 from crystal_lsp.server.positions import TextIndex
 
@@ -109,7 +110,7 @@ def code_actions(
             if target is None:
                 continue
             start = target.range.start
-            title = f"Go to the other copy ({location.path}:{location.first_line})"
+            title = f"Go to the other copy ({location.label()})"  # label(): escaped
             out.append(
                 types.CodeAction(
                     title=title,
@@ -128,7 +129,7 @@ def code_actions(
                     ),
                 )
             )
-        what = flag.here.describe()
+        out += _compare(ranges, uri, flag, best, matching)
         out.append(
             types.CodeAction(
                 title=f"Suppress this duplicate ({SUPPRESSION})",
@@ -136,10 +137,34 @@ def code_actions(
                 diagnostics=matching or None,
                 edit=suppress_edit(uri, index, flag, language),
                 is_preferred=False,
-                data={"snippet": what},
+                data={"snippet": flag.here.describe()},
             )
         )
     return out
+
+
+def _compare(
+    ranges: LocationRanges,
+    uri: str,
+    flag: Flag,
+    other: int,
+    matching: list[types.Diagnostic],
+) -> list[types.CodeAction]:
+    """*Compare with the other copy*: the two copies in the editor's diff view."""
+    location = flag.finding.locations[other]
+    target = ranges.resolve(location)
+    if target is None:
+        return []
+    title = f"Compare with the other copy ({location.label()})"
+    here = types.Location(uri=uri, range=flag.range)
+    spec = compare_spec(target, location.label(), here, flag.here.label())
+    action = types.CodeAction(
+        title=title,
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=matching or None,
+        command=types.Command(title=title, command=COMPARE, arguments=[spec]),
+    )
+    return [action]
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:

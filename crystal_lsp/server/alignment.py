@@ -1,13 +1,12 @@
-"""The alignment a hover shows: which lines of two copies correspond, side by side.
+"""The alignment a hover shows: which lines of two copies correspond, as a narrow diff.
 
-The alignment is the core's (:mod:`crystal_lsp.clones.reports.sidebyside`: lines matched by shape, so a
-renamed line still corresponds to its original); here the copies' lines come from the folder's
-index, or from their text when the indexed tokens do not match the text shown (the file changed
-since it was indexed).
-
-The excerpt is a fenced code block of two columns, this copy on the left, the other on the
-right, with one mark per row (:data:`LEGEND`); long alignments show the differing rows first
-and their neighbours, up to :data:`MAX_ROWS` rows, gaps marked ``⋯``.
+The alignment is the core's (:mod:`crystal_lsp.clones.reports.sidebyside`: lines matched by
+shape, so a renamed line still corresponds to its original); here the copies' lines come from the
+folder's index, or from their text when the indexed tokens do not match the text shown (the file
+changed since it was indexed). A hover shows it as a diff from the other copy to this one, one
+narrow column (:func:`diff_excerpt`: editors' hovers are narrow and short; the side-by-side view
+is the editor's own diff view, ``crystal.compare``); long alignments show the differing rows
+first and their neighbours, gaps marked ``⋯``.
 """
 
 from __future__ import annotations
@@ -34,24 +33,21 @@ if TYPE_CHECKING:
 __all__ = [
     "CHANGED",
     "HERE_ONLY",
-    "LEGEND",
     "RENAMED",
     "SAME",
     "THERE_ONLY",
     "Line",
     "Row",
     "align",
-    "excerpt",
+    "diff_excerpt",
     "lines_of",
     "pick",
 ]
-LEGEND = (
-    f"`{RENAMED}` renamed (same shape, other names or literals), `{CHANGED}` changed, "
-    f"`{HERE_ONLY}` only in this copy, `{THERE_ONLY}` only in the other copy"
-)
 MAX_ROWS = 12
-WIDTH = 40
-"""Characters of code shown per side (longer lines are cut with ``…``)."""
+DIFF_WIDTH = 64
+"""Characters of code per line of the hover's diff (:func:`diff_excerpt`)."""
+HOVER_ROWS = 6
+"""Corresponding lines a hover shows (a renamed or changed one takes two lines of the diff)."""
 GAP = "⋯"
 
 
@@ -89,8 +85,8 @@ def pick(rows: list[Row], limit: int = MAX_ROWS) -> list[int]:
     return sorted(chosen)
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _dedented(lines: list[str], numbers: list[int | None]) -> dict[int, str]:
@@ -101,34 +97,43 @@ def _dedented(lines: list[str], numbers: list[int | None]) -> dict[int, str]:
     return {n: t[cut:] for n, t in shown.items()}
 
 
-def excerpt(rows: list[Row], here_text: str, there_text: str, titles: tuple[str, str]) -> str:
-    """The rows as a fenced code block of two columns (see the module docstring)."""
-    shown = pick(rows)
+def diff_excerpt(rows: list[Row], here_text: str, there_text: str, limit: int = HOVER_ROWS) -> str:
+    """The rows as a diff from the other copy to this one: one narrow column, no headers.
+
+    ``-`` lines are the other copy's, ``+`` this copy's, with their line numbers; a line both
+    copies share is shown once. A renamed or changed row is its two lines. Hovers are narrow
+    and short (VS Code's is 250 pixels high), so this is what they show.
+    """
+    shown = pick(rows, limit)
     here = _dedented(here_text.split("\n"), [rows[i].here for i in shown])
     there = _dedented(there_text.split("\n"), [rows[i].there for i in shown])
     digits = max(
         (len(str(n)) for i in shown for n in (rows[i].here, rows[i].there) if n), default=1
     )
 
-    def cell(number: int | None, texts: dict[int, str]) -> str:
-        if number is None:
-            return " " * (digits + 1 + WIDTH)
-        return f"{number:>{digits}} {_clip(texts.get(number, '')):<{WIDTH}}"
+    def line(sign: str, number: int | None, texts: dict[int, str]) -> str:
+        code = _clip(texts.get(number or 0, ""), DIFF_WIDTH)
+        return f"{sign} {number:>{digits}} {code}".rstrip()
 
-    gap = f"  {GAP:>{digits}}{' ' * (WIDTH + 1)} │ {GAP:>{digits}}"
-    out = [f"  {_clip(titles[0]):<{digits + 1 + WIDTH}} │ {titles[1]}".rstrip()]
+    out: list[str] = []
     previous = -1
     for i in shown:
         if i > previous + 1:
-            out.append(gap)
+            out.append(f"@@ {GAP} @@")
         row = rows[i]
-        out.append(f"{row.mark} {cell(row.here, here)} │ {cell(row.there, there)}".rstrip())
+        if row.mark == SAME:
+            out.append(line(" ", row.here, here))
+        else:
+            if row.there is not None:
+                out.append(line("-", row.there, there))
+            if row.here is not None:
+                out.append(line("+", row.here, here))
         previous = i
     if previous < len(rows) - 1:
-        out.append(gap)
+        out.append(f"@@ {GAP} @@")
     body = "\n".join(out)
     fence = "`" * max(3, _longest_run(body, "`") + 1)
-    return f"{fence}text\n{body}\n{fence}"
+    return f"{fence}diff\n{body}\n{fence}"
 
 
 def _longest_run(text: str, char: str) -> int:

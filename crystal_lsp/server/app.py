@@ -19,14 +19,16 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from lsprotocol import types
-from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from crystal_lsp.server.configuration import Configuration
 from crystal_lsp.server.documents import Documents
 from crystal_lsp.server.folders import Folders
 from crystal_lsp.server.indexing import Indexer
+from crystal_lsp.server.insertions import Insertions
 from crystal_lsp.server.protocol import (
+    BoundedStdinReader,
     CrystalProtocol,
     StreamReaderAdapter,
     serve,
@@ -77,6 +79,7 @@ class CrystalServer(LanguageServer):
         self.documents = Documents(self)
         self.watcher = DiskWatcher(self)
         self.auto = AutoReferences()
+        self.insertions = Insertions(self)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.reported: set[str] = set()
         self.initialized = asyncio.Event()
@@ -88,7 +91,7 @@ class CrystalServer(LanguageServer):
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve over stdio (the given binary streams, else the process's)."""
         self._stop_event = threading.Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(self._serve(reader))

@@ -173,7 +173,7 @@ def message_of(flag: Flag) -> str:
     """
     pair = flag.best_pair()
     other = flag.finding.locations[flag.other(pair)]
-    what = other.describe()
+    what = display_path(other.describe())
     head = "Near-duplicate" if flag.finding.level == COPY else "Similar structure"
     message = (
         f"{head} (similarity {pair.similarity:.2f}, CrystalBLEU "
@@ -201,7 +201,11 @@ def more_note(more: int, limit: int) -> types.Diagnostic:
 
 
 def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelatedInformation]:
-    """Every other copy of the class, with its similarity to this one when they are a pair."""
+    """Every other copy of the class, with its similarity to this one when they are a pair.
+
+    When only a line of the copy is underlined (a unit copied whole, its header line), the
+    copy's own full range comes last (clients go to the first entry: the other copy).
+    """
     finding = flag.finding
     similarity = {flag.other(p): p.similarity for p in finding.pairs if flag.location in (p.a, p.b)}
     related = []
@@ -216,8 +220,14 @@ def related_of(flag: Flag, ranges: LocationRanges) -> list[types.DiagnosticRelat
             notes.append(f"similarity {similarity[j]:.2f}")
         else:
             notes.append("same clone class")
-        note = f"{location.describe() or 'copy'} ({', '.join(notes)})"
+        note = f"{display_path(location.describe()) or 'copy'} ({', '.join(notes)})"
         related.append(types.DiagnosticRelatedInformation(location=resolved, message=note))
+    if flag.underline != flag.range:
+        here = ranges.resolve(flag.here)
+        if here is not None:
+            lines = f"lines {flag.here.first_line}-{flag.here.last_line}"
+            message = f"this copy: {display_path(flag.here.describe()) or lines} ({lines})"
+            related.append(types.DiagnosticRelatedInformation(location=here, message=message))
     return related
 
 

@@ -43,6 +43,8 @@ class DocState:
     result: DocResult | None = None
     flags: list[Flag] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] | None = None
+    checked: list[types.Diagnostic] = field(default_factory=list)
+    """The check's own diagnostics (those published may add inserted blocks')."""
     version: int | None = None
     index: TextIndex | None = None
     logged: str | None = None
@@ -172,12 +174,22 @@ class Documents:
     ) -> None:
         """Publish a document's diagnostics unless the client already has exactly these."""
         state.result, state.flags, state.index = result, flags, index
+        state.checked = diagnostics
+        diagnostics = diagnostics + self.server.insertions.diagnostics(state.uri)
         if self.server.stopping or (state.diagnostics == diagnostics and state.version == version):
             return
         state.diagnostics, state.version = diagnostics, version
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=state.uri, diagnostics=diagnostics, version=version)
         )
+
+    def republish(self, uri: str) -> None:
+        """Publish again with the current diagnostics of inserted blocks (if checked in time)."""
+        state = self.docs.get(uri)
+        doc = self.open_document(uri)
+        if state is None or doc is None or state.version is None or doc.version != state.version:
+            return  # the pending check publishes them
+        self.publish(state, state.version, state.checked, state.result, state.flags, state.index)
 
     def close(self, uri: str) -> None:
         """A document was closed: stop its check, clear its diagnostics, forget its buffer."""

@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 from crystal_lsp.server import score_request
 from crystal_lsp.server.actions import SHOW_DOCUMENT, code_actions
 from crystal_lsp.server.app import CrystalServer
+from crystal_lsp.server.compare import COMPARE, compare_texts
 from crystal_lsp.server.diagnostics import LocationRanges
 from crystal_lsp.server.hover import hover_markdown
 from crystal_lsp.server.scoring import ScoreError, parse_range, resolve_language, sset_for
@@ -37,6 +38,8 @@ SCORE_SELECTION = "crystal.scoreSelection"
 SCORE_TEXT = "crystal.scoreText"
 SHOW_TRIVIAL = "crystal.showTrivialNgrams"
 REBUILD = "crystal.rebuildIndex"
+INSERTIONS = "crystal/insertions"
+SHOW_INSERTIONS = "crystal.insertions"
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
@@ -104,6 +107,7 @@ async def shutdown(ls: CrystalServer, params: Any) -> None:
     """Stop checks and builds; save the folders' pair scores for the next start."""
     ls.stopping = True
     ls.documents.cancel_all()
+    ls.insertions.cancel_all()
     ls.indexer.supersede_all()
     for folder in list(ls.folders.by_uri.values()):
         try:
@@ -116,12 +120,14 @@ async def shutdown(ls: CrystalServer, params: Any) -> None:
 @_feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: CrystalServer, params: types.DidOpenTextDocumentParams) -> None:
     """Check an opened document at once."""
+    ls.insertions.opened(params.text_document.uri, params.text_document.text)
     ls.documents.schedule(params.text_document.uri, delay=0.0)
 
 
 @_feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: CrystalServer, params: types.DidChangeTextDocumentParams) -> None:
-    """Check an edited document after the debounce delay."""
+    """Check an edited document after the debounce delay; follow the blocks that land."""
+    ls.insertions.changed(params)
     ls.documents.schedule(params.text_document.uri)
 
 
@@ -134,6 +140,7 @@ def did_save(ls: CrystalServer, params: types.DidSaveTextDocumentParams) -> None
 @_feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: CrystalServer, params: types.DidCloseTextDocumentParams) -> None:
     """Clear a closed document's diagnostics."""
+    ls.insertions.closed(params.text_document.uri)
     ls.documents.close(params.text_document.uri)
 
 
@@ -157,6 +164,7 @@ async def did_change_configuration(
     else:
         ls.configuration.apply(params.settings, list(ls.folders.by_uri))
     ls.folders.reconfigure()
+    ls.insertions.reconfigure()
 
 
 @_feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
@@ -242,6 +250,37 @@ async def show_document(ls: CrystalServer, *args: Any) -> Any:
         types.ShowDocumentParams(uri=args[0], take_focus=True, selection=selection)
     )
     return {"uri": args[0], "range": args[1], "shown": bool(shown and shown.success)}
+
+
+@_command(COMPARE)
+async def compare(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """Both copies' texts for the client's diff view; shows the left one unless ``goTo`` false."""
+    spec = _single(args, COMPARE)
+    out = compare_texts(ls, spec)
+    if spec.get("goTo", True) is not False:
+        start = out["left"]["range"]["start"]
+        out["shown"] = await show_document(ls, out["left"]["uri"], {"start": start, "end": start})
+    return out
+
+
+# ---------------------------------------------------------------------- inserted blocks
+@_feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+def code_lens(ls: CrystalServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    """The verdicts of the blocks that landed in a document."""
+    return ls.insertions.lenses(params.text_document.uri)
+
+
+@_feature(INSERTIONS)
+def insertions(ls: CrystalServer, params: Any) -> dict[str, Any]:
+    """The ``crystal/insertions`` request: what landed this session (or its JSONL export)."""
+    return ls.insertions.tally(_tally_params(params, INSERTIONS))
+
+
+@_command(SHOW_INSERTIONS)
+def show_insertions(ls: CrystalServer, *args: Any) -> dict[str, Any]:
+    """``crystal/insertions`` as a command (an optional ``{format, uri}`` argument)."""
+    arg = _single(args, SHOW_INSERTIONS) if args else {}
+    return ls.insertions.tally(_tally_params(arg, SHOW_INSERTIONS))
 
 
 # ---------------------------------------------------------------------- scoring
@@ -344,6 +383,17 @@ def _score_params(hypothesis: dict[str, Any], arg: Mapping[str, Any]) -> dict[st
         "language": arg.get("language"),
         "metrics": arg.get("metrics"),
     }
+
+
+def _tally_params(params: Any, what: str) -> dict[str, Any]:
+    if params is None:
+        return {}
+    params = _mapping(params, what)
+    if params.get("format", "json") not in ("json", "jsonl"):
+        raise JsonRpcInvalidParams(f'{what}: format must be "json" or "jsonl"')
+    if params.get("uri") is not None and not isinstance(params["uri"], str):
+        raise JsonRpcInvalidParams(f"{what}: uri must be a string")
+    return dict(params)
 
 
 def _mapping(params: Any, what: str) -> Mapping[str, Any]:

@@ -2,18 +2,25 @@
 
 The hover names the other copy of the pair (for a member of the clone class its representative,
 for the representative its most similar member) with its lines, the pair's scores and copied
-tokens and the class's size, then shows the lines of both copies that correspond, side by side
-(:mod:`crystal_lsp.server.alignment`), the other copies of the class, and the non-trivial
-n-grams the pair shares (not in the language's S set): *why* the two count as copies, not the
-boilerplate every function of the language has.
+tokens and the class's size, then the lines of both copies that correspond, as a narrow diff
+(:mod:`crystal_lsp.server.alignment`) under a one-line head with a *compare* link that opens both
+copies in the editor's diff view (``crystal.compare``), the other copies of the class, and the
+non-trivial n-grams the pair shares (not in the language's S set): *why* the two count as copies,
+not the boilerplate every function of the language has.
 """
 
 from __future__ import annotations
 
-from crystal_lsp.clones.findings import Finding, Location
-from crystal_lsp.server.alignment import LEGEND, align, excerpt, lines_of, pick
+import json
+from urllib.parse import quote
+
+from lsprotocol import types
+
+from crystal_lsp.clones.findings import Finding, Location, display_path
+from crystal_lsp.server.alignment import HOVER_ROWS, align, diff_excerpt, lines_of, pick
 from crystal_lsp.server.buffers import DocResult
-from crystal_lsp.server.diagnostics import Flag, signature_of
+from crystal_lsp.server.compare import COMPARE, compare_spec
+from crystal_lsp.server.diagnostics import Flag, LocationRanges, signature_of
 from crystal_lsp.server.workspace import Folder
 
 MAX_NGRAMS = 8
@@ -21,11 +28,12 @@ MAX_COPIES = 10
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    """Untrusted text (a name from the repository) for a Markdown table cell, escaped."""
+    return display_path(text).replace("|", "\\|").replace("`", "'")
 
 
 def _lines(location: Location) -> str:
-    return f"{location.path}:{location.first_line}-{location.last_line}"
+    return f"{display_path(location.path)}:{location.first_line}-{location.last_line}"
 
 
 def _link(folder: Folder, location: Location, label: str) -> str:
@@ -55,17 +63,21 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
     similarity = folder.finder.similarity(result.language)
     bleu = f", BLEU {similarity.bleu(mine, theirs):.3f}" if mine and theirs else ""
     what = here.describe() or "this code"
+    link = _compare_link(folder, flag, other)
     lines = [
-        f"**crystal: {finding.type} copy** — {_cell(what)} ({_lines(here)}, {finding.language})",
+        # one line above the diff: a hover is 250 px high, the diagnostic's own part above it
+        f"**crystal: {finding.type} copy** · `-` {_link(folder, other, _lines(other))} · `+` "
+        f"this copy · similarity **{pair.similarity:.3f}** · CrystalBLEU "
+        f"{max(pair.crystalbleu, 0.0):.3f}{' · ' + link if link else ''}",
         "",
+        *_alignment(folder, flag, other, text),
+        f"- this copy: {_cell(what)} ({_cell(_lines(here))}, {finding.language})",
         f"- other copy: {_link(folder, other, _lines(other))} "
         f"{_cell(other.describe())} ({_why(finding, j)})",
-        f"- similarity **{pair.similarity:.3f}**, CrystalBLEU {max(pair.crystalbleu, 0.0):.3f}"
-        f"{bleu}, {pair.copied} copied tokens",
+        f"- {pair.copied} copied tokens{bleu}",
         f"- clone class: {len(finding.locations)} copies, lowest similarity {finding.score:.3f}"
         f" (this copy is {_role(finding, flag.location)})",
         "",
-        *_alignment(folder, here, other, text),
         *_copies(folder, flag, j),
     ]
     if mine and theirs:
@@ -89,20 +101,32 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
     return "\n".join(lines)
 
 
-def _alignment(folder: Folder, here: Location, other: Location, text: str) -> list[str]:
-    """The corresponding lines of the two copies, side by side (empty if unreadable)."""
+def _alignment(folder: Folder, flag: Flag, other: Location, text: str) -> list[str]:
+    """The corresponding lines of the two copies, as a diff (empty if unreadable)."""
+    here = flag.here
     there_text = text if other.path == here.path else folder.text_of(other.path)
     if there_text is None:
         return []
     rows = align(lines_of(folder, here, text), lines_of(folder, other, there_text))
     if not rows:
         return []
-    titles = (f"this copy ({here.path})", f"other copy ({other.path})")
-    head = "Corresponding lines:"
-    shown = len(pick(rows))
+    shown = len(pick(rows, HOVER_ROWS))
+    out = [diff_excerpt(rows, text, there_text), ""]
     if shown < len(rows):
-        head = f"Corresponding lines (showing {shown} of {len(rows)}, differing ones kept):"
-    return [head, "", excerpt(rows, text, there_text, titles), "", LEGEND, ""]
+        out += [f"*{shown} of {len(rows)} corresponding lines, the differing ones kept.*", ""]
+    return out
+
+
+def _compare_link(folder: Folder, flag: Flag, other: Location) -> str:
+    """A command link opening both copies in the editor's diff view (``crystal.compare``)."""
+    here = flag.here
+    target = LocationRanges(folder, None).resolve(other)
+    uri = folder.uri_of(here.path)
+    if target is None or uri is None:
+        return ""
+    mine = types.Location(uri=uri, range=flag.range)
+    spec = compare_spec(target, other.label(), mine, here.label())
+    return f"[compare](command:{COMPARE}?{quote(json.dumps([spec]))})"
 
 
 def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:

@@ -30,6 +30,9 @@ from pygls.workspace import TextDocument, Workspace
 log = logging.getLogger(__name__)
 
 MAX_CONTENT_LENGTH = 256 * 1024 * 1024
+MAX_HEADER_BYTES = 64 * 1024
+"""The longest header line read (asyncio's line limit, which bounds them over TCP)."""
+_DROPPED = b"X-Dropped: oversized\r\n"
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
@@ -111,7 +114,7 @@ class CrystalProtocol(LanguageServerProtocol):
             old.position_encoding,
         )
 
-    RAW_METHODS = frozenset({"crystal/score"})
+    RAW_METHODS = frozenset({"crystal/score", "crystal/insertions"})
     """Custom requests whose parameters reach the handler as plain JSON (pygls would turn
     objects into named tuples, renaming keys that are not identifiers)."""
 
@@ -211,6 +214,38 @@ async def serve(reader: Any, protocol: CrystalProtocol, stop: threading.Event) -
             log.exception("failed to handle a message")
 
 
+class BoundedStdinReader:
+    """Reads the messages of a binary stream (stdin) on a thread, header lines bounded.
+
+    pygls' stdin reader reads a header line of any length into memory; a line longer than
+    :data:`MAX_HEADER_BYTES` is dropped here as it is read, as over TCP (asyncio's line limit).
+    """
+
+    def __init__(self, stream: Any, executor: Any = None) -> None:
+        self.stream = stream
+        self.executor = executor
+
+    async def readline(self) -> bytes:
+        """One header line (empty at end of stream); an oversized one is dropped, not fatal."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, self._readline)
+
+    def _readline(self) -> bytes:
+        line: bytes = self.stream.readline(MAX_HEADER_BYTES + 1)
+        if len(line) <= MAX_HEADER_BYTES or line.endswith(b"\n"):
+            return line
+        while line and not line.endswith(b"\n"):
+            line = self.stream.readline(MAX_HEADER_BYTES)
+        log.warning("ignoring a header line over the size limit")
+        return _DROPPED
+
+    async def readexactly(self, n: int) -> bytes:
+        """A body (empty at end of stream)."""
+        data: bytes = await asyncio.get_running_loop().run_in_executor(
+            self.executor, self.stream.read, n
+        )
+        return data if len(data) == n else b""
+
+
 class StreamReaderAdapter:
     """Gives an ``asyncio.StreamReader`` the reader interface of :func:`serve`."""
 
@@ -223,7 +258,7 @@ class StreamReaderAdapter:
             return await self._reader.readline()
         except ValueError:  # asyncio's LimitOverrunError: a line over the reader's 64 KiB
             log.warning("ignoring a header line over the size limit")
-            return b"X-Dropped: oversized\r\n"
+            return _DROPPED
 
     async def readexactly(self, n: int) -> bytes:
         """A body (empty at end of stream)."""

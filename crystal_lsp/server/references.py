@@ -15,6 +15,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from crystal_lsp.clones.findings import display_path
 from crystal_lsp.clones.references import BestRegion, BestRegions, Skip, best_regions
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.sset import TriviallySharedSet
@@ -22,6 +23,7 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.scoring import Piece, ScoreError
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import raw_end
 
 AUTO_KEEP = 3
 ALIKE = ({"c", "cpp"},)
@@ -137,7 +139,7 @@ class AutoReferences:
                 references=[list(tokens)],
             )
 
-        own = (skip[0], skip[1], skip[2]) if skip is not None else None
+        own = _own_lines(folder, skip, hypothesis) if skip is not None else None
         found: BestRegions = best_regions(
             folder.finder,
             language,
@@ -150,6 +152,32 @@ class AutoReferences:
         left_out = [{"reason": r, "count": n} for r, n in sorted(found.left_out.items())]
         note = {"aligned": found.aligned, "leftOut": left_out}
         return [_piece(folder, best, codec) for best in found.regions], note
+
+
+def _own_lines(folder: Folder, skip: Skip, hypothesis: Piece) -> Skip:
+    """The hypothesis's own lines as the index holds them (worker thread).
+
+    A modified open buffer is indexed under its private key, in the version last checked, which
+    may be older than the text scored (a check is pending): there its lines are found by content,
+    the occurrence nearest to where they are now.
+    """
+    path, first, last = skip
+    for buffer in folder.buffers.values():
+        if buffer.path != path or not buffer.injected or buffer.entry is None:
+            continue
+        indexed = buffer.entry.source
+        if indexed == hypothesis.text:
+            return (buffer.key, first, last)
+        block = hypothesis.text.split("\n")[first - 1 : last]
+        lines = indexed.split("\n")
+        found = [
+            i + 1
+            for i, line in enumerate(lines)
+            if block and line == block[0] and lines[i : i + len(block)] == block
+        ]
+        at = min(found, key=lambda n: (abs(n - first), n), default=first)
+        return (buffer.key, at, at + last - first)
+    return skip
 
 
 def _piece(folder: Folder, best: BestRegion, codec: Codec | None) -> Piece:
@@ -170,11 +198,11 @@ def _piece(folder: Folder, best: BestRegion, codec: Codec | None) -> Piece:
     )
     starts = heavy.starts[region.start : region.end]
     return Piece(
-        f"{path}:{lines}{what}",
+        f"{display_path(path)}:{lines}{display_path(what)}",
         folder.uri_of(path),
         text,
         starts[0],
-        starts[-1] + len(best.tokens[-1]),
+        raw_end(text, starts[-1], best.tokens[-1]),
         rng,
         list(best.tokens),
         list(starts),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -40,10 +40,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def score(ls: CrystalServer, params: Mapping[str, Any]) -> dict[str, Any]:
+Extra = Callable[[Folder, str, Piece, list[Piece]], dict[str, Any]]
+"""More of a result, from the scored pieces (worker thread): ``(folder, language, hypothesis,
+references)`` -> keys merged into the result (how inserted blocks get their verdict)."""
+
+
+async def score(
+    ls: CrystalServer, params: Mapping[str, Any], extra: Extra | None = None
+) -> dict[str, Any]:
     """Answer a ``crystal/score`` request (bad parameters become JSON-RPC errors)."""
     try:
-        return await _score_or_fail(ls, params)
+        return await _score_or_fail(ls, params, extra)
     except (ScoreError, CrystalError) as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
 
@@ -90,6 +97,16 @@ def _spec_text(
         return read_source(path, within=_readable_root(ls, path, what)).text, uri, ""
     except SkippedFile as exc:
         raise ScoreError(f"{what}: {exc}") from None
+
+
+def read_spec(ls: CrystalServer, spec: Mapping[str, Any], what: str) -> tuple[str, str | None]:
+    """``(text, uri)`` of a ``{text}`` or ``{uri}`` spec, as ``crystal/score`` reads it.
+
+    Open buffers win over the disk; files are read only inside the workspace folders (unless
+    ``referencesOutsideWorkspace``). Raises :class:`ScoreError`.
+    """
+    text, uri, _ = _spec_text(ls, spec, what)
+    return text, uri
 
 
 def _readable_root(ls: CrystalServer, path: str, what: str) -> str | None:
@@ -155,7 +172,9 @@ def _own_lines(
     )
 
 
-async def _score_or_fail(ls: CrystalServer, params: Mapping[str, Any]) -> dict[str, Any]:
+async def _score_or_fail(
+    ls: CrystalServer, params: Mapping[str, Any], extra: Extra | None
+) -> dict[str, Any]:
     spec = params.get("hypothesis")
     if not isinstance(spec, Mapping):
         raise ScoreError("hypothesis must be an object with text or uri (and range)")
@@ -191,6 +210,8 @@ async def _score_or_fail(ls: CrystalServer, params: Mapping[str, Any]) -> dict[s
         result = score_pieces(hypothesis, references, sset, folder, language, metrics)
         if notes:
             result["referenceSearch"] = notes
+        if extra is not None:
+            result.update(extra(folder, language, hypothesis, references))
         log.debug("scored in %.1f ms", (time.perf_counter() - started) * 1000)
         return result
 

@@ -25,6 +25,8 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.entries import OK
 from crystal_lsp.text.lexers import GENERIC, canonical_name, lexer_by_language, resolve_lexer
+from crystal_lsp.text.lexinput import raw_end
+from crystal_lsp.text.sources import MAX_REFERENCES, MAX_SNIPPET_CHARS
 from crystal_lsp.text.tokens import Tokens, lex
 from crystal_lsp.text.views import categories
 
@@ -59,7 +61,7 @@ class Piece:
 
     def span(self, first: int, last: int) -> types.Range:
         """The range of tokens ``first``..``last`` (inclusive)."""
-        end = self.starts[last] + len(self.tokens[last])
+        end = raw_end(self.text, self.starts[last], self.tokens[last])
         return types.Range(
             start=self.index.position(self.starts[first]), end=self.index.position(end)
         )
@@ -122,6 +124,11 @@ def make_piece(
         start, end = index.offset_at(rng.start), index.offset_at(rng.end)
         if end < start:
             raise ScoreError("range end is before its start")
+    if end - start > MAX_SNIPPET_CHARS:
+        raise ScoreError(
+            f"{label}: {end - start:,} characters to score, over the limit of "
+            f"{MAX_SNIPPET_CHARS:,} (score a range of it)"
+        )
     tokens: Tokens = lex(text[start:end], lexer_by_language(language))
     return Piece(
         label,
@@ -282,9 +289,11 @@ def reference_specs(value: Any) -> list[Mapping[str, Any]] | None:
         return None
     if not isinstance(value, list) or not value:
         raise ScoreError('references must be "auto" or a non-empty list')
+    if len(value) > MAX_REFERENCES:
+        raise ScoreError(f"at most {MAX_REFERENCES} references, not {len(value)}")
     for item in value:
         if not isinstance(item, Mapping) or not ({"text", "uri"} & set(item)):
-            raise ScoreError(f'each reference needs "text" or "uri": {item!r}')
+            raise ScoreError(f'each reference needs "text" or "uri": {item!r:.200}')
     return list(value)
 
 

@@ -1,12 +1,12 @@
 """The server's settings: ``initializationOptions.settings`` and ``workspace/configuration``.
 
 The keys, their defaults and ranges come from the one table, :mod:`crystal_lsp.clones.options`
-(the server's own keys, ``enable``, ``severity``, ``underline`` and ``debounceMs``, are there
-too). Every key is validated on its own: a bad value is reported (one message naming the key)
-and that key keeps its default, the others still apply. Keys that map to :class:`ScanConfig`
-fields are *overrides*: they replace ``[tool.crystal-lsp]`` of the folder's ``pyproject.toml``
-only when set to something other than their default (editors send every key, defaults
-included, so a default value must not hide the project's configuration).
+(the server's own keys, ``enable``, ``severity``, ``underline``, ``debounceMs`` and the
+``insertion*`` keys, are there too). Every key is validated on its own: a bad value is reported
+(one message naming the key) and that key keeps its default, the others still apply. Keys that
+map to :class:`ScanConfig` fields are *overrides*: they replace ``[tool.crystal-lsp]`` of the
+folder's ``pyproject.toml`` only when set to something other than their default (editors send
+every key, defaults included, so a default value must not hide the project's configuration).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ SCAN_FIELDS = {key: s.name for key, s in LSP_SETTINGS.items() if not s.server_on
 
 @dataclass(frozen=True)
 class Settings:
-    """Validated settings (see the README's protocol section for each key)."""
+    """Validated settings (docs/settings.md describes each key)."""
 
     enable: bool = DEFAULTS["enable"]
     severity: str = DEFAULTS["severity"]
@@ -45,6 +45,12 @@ class Settings:
     """Whether ``crystal/score`` may read reference files outside the workspace folders."""
     max_diagnostics: int = DEFAULTS["maxDiagnostics"]
     """At most this many near-duplicate diagnostics per file (a note counts the rest)."""
+    insertions: bool = DEFAULTS["insertions"]
+    """Whether blocks landing in one edit are scored (:mod:`crystal_lsp.server.insertions`)."""
+    insertion_min_lines: int = DEFAULTS["insertionMinLines"]
+    insertion_threshold: float = DEFAULTS["insertionThreshold"]
+    insertion_diagnostics: bool = DEFAULTS["insertionDiagnostics"]
+    insertion_lens_seconds: int = DEFAULTS["insertionLensSeconds"]
     scan: Mapping[str, Any] = field(default_factory=dict)
     """``ScanConfig`` overrides from the keys set to non-default values."""
 
@@ -107,6 +113,11 @@ def parse_settings(*layers: Any) -> tuple[Settings, list[str]]:
         debounce_ms=values["debounceMs"],
         references_outside_workspace=values["referencesOutsideWorkspace"],
         max_diagnostics=values["maxDiagnostics"],
+        insertions=values["insertions"],
+        insertion_min_lines=values["insertionMinLines"],
+        insertion_threshold=values["insertionThreshold"],
+        insertion_diagnostics=values["insertionDiagnostics"],
+        insertion_lens_seconds=values["insertionLensSeconds"],
         scan=scan,
     )
     return settings, problems

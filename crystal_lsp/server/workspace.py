@@ -411,7 +411,7 @@ class Folder:
             stat = os.stat(fs_path)
         except OSError:
             return None
-        key = (fs_path, f"{stat.st_size}:{stat.st_mtime_ns}")
+        key = (fs_path, f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}")
         cached = self._texts.get(key)
         if cached is not None:
             self._texts.move_to_end(key)

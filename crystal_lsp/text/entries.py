@@ -14,21 +14,23 @@ generated file is still a copy) but never with each other, which is where genera
 
 from __future__ import annotations
 
-import base64
+import bisect
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from crystal_lsp.text.fingerprints import U64, positional_shingles, text_sha
+from crystal_lsp.text.fingerprints import U64, ngram_hashes, text_sha, token_hashes
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 from crystal_lsp.text.noise import Range, noise_ranges
+from crystal_lsp.text.packing import array_b64, b64_array, pack_ints, unpack_ints
 from crystal_lsp.text.snippets import CODE_KINDS, DATA, Snippet, extract, line_starts, token_lines
 from crystal_lsp.text.tokens import lex
-from crystal_lsp.text.views import categories, normalized
+from crystal_lsp.text.views import STR, categories, file_view, normalized
 
 OK, GENERATED, MINIFIED, NO_CODE = "ok", "generated", "minified", "no-code"
 # A real marker: `@generated` or "do not edit" anywhere in the head, or a comment line that
@@ -111,7 +113,9 @@ class Entry:
     ``h4`` holds the hash of every 4-gram of the file's normalized view, by position
     (:func:`crystal_lsp.text.fingerprints.positional_shingles`), and ``npos`` the raw token each
     normalized token starts at: the clone finder aligns files by them. A snippet's shingles are
-    the distinct values of its slice of ``h4``.
+    the distinct values of its slice of ``h4``. ``token_hashes`` (the hash of each normalized
+    token) is what is stored: ``h4`` is computed from it, and the few distinct token hashes of a
+    file and their small indices take a fraction of the bytes of ``h4``'s random 64-bit values.
     """
 
     language: str
@@ -125,6 +129,7 @@ class Entry:
     noise: list[Range] = field(default_factory=list, repr=False)
     """Token ranges that repeat by convention (:mod:`crystal_lsp.text.noise`)."""
     _shingles: list[U64] | None = field(default=None, repr=False, compare=False)
+    token_hashes: U64 | None = field(default=None, repr=False, compare=False)
 
     def normalized_span(self, start: int, end: int) -> tuple[int, int]:
         """The normalized positions of raw tokens ``[start, end)``."""
@@ -148,36 +153,55 @@ class Entry:
         return self._shingles
 
     def light_json(self) -> dict[str, Any]:
-        """The part every scan loads."""
+        """The part every scan loads (normalized tokens as indices into their distinct hashes)."""
+        hashes = self.token_hashes
+        if hashes is None:
+            if len(self.npos):
+                raise ValueError("an entry without its token hashes cannot be stored")
+            hashes = _EMPTY_U64
+        vocabulary, ids = np.unique(hashes, return_inverse=True)
+        width = 2 if len(vocabulary) <= 1 << 16 else 4
+        gaps = np.diff(self.npos.astype(np.int64), prepend=0)
         return {
             "language": self.language,
             "status": self.status,
             "tokens": self.token_count,
             "replaced": self.replaced,
             "snippets": [s.to_json() for s in self.snippets],
-            "h4": base64.b64encode(self.h4.astype("<u8").tobytes()).decode("ascii"),
-            "npos": base64.b64encode(self.npos.astype("<u4").tobytes()).decode("ascii"),
+            "vocabulary": b64_array(vocabulary, "<u8"),
+            "id_bytes": width,
+            "ids": b64_array(ids, f"<u{width}"),
+            "gaps": b64_array(gaps, "<u4"),
             "noise": [list(r) for r in self.noise],
         }
 
     @classmethod
     def from_light_json(cls, doc: dict[str, Any]) -> Entry:
         """Inverse of :meth:`light_json` (raises ``KeyError``/``ValueError`` when malformed)."""
-        h4 = np.frombuffer(base64.b64decode(doc["h4"]), dtype="<u8").astype(np.uint64)
-        npos = np.frombuffer(base64.b64decode(doc["npos"]), dtype="<u4").astype(np.uint32)
-        if len(h4) != max(0, len(npos) - 3):
-            raise ValueError("4-gram hashes do not match the normalized positions")
+        vocabulary = array_b64(doc["vocabulary"], "<u8").astype(np.uint64)
+        width = doc["id_bytes"]
+        if width not in (2, 4):
+            raise ValueError(f"token ids of {width!r} bytes")
+        ids = array_b64(doc["ids"], f"<u{width}")
+        gaps = array_b64(doc["gaps"], "<u4")
+        if len(ids) != len(gaps):
+            raise ValueError("token ids do not match the normalized positions")
+        if len(ids) and int(ids.max()) >= len(vocabulary):
+            raise ValueError("token ids beyond the distinct token hashes")
+        npos = np.cumsum(gaps, dtype=np.int64)
         if len(npos) and int(npos[-1]) >= int(doc["tokens"]):
             raise ValueError("normalized positions beyond the tokens")
+        hashes: U64 = vocabulary[ids]
         return cls(
             doc["language"],
             doc["status"],
             int(doc["tokens"]),
             [SnippetMeta.from_json(r) for r in doc["snippets"]],
-            h4,
-            npos,
+            ngram_hashes(hashes),
+            npos.astype(np.uint32),
             int(doc.get("replaced", 0)),
             noise=[(int(a), int(b), str(k)) for a, b, k in doc["noise"]],
+            token_hashes=hashes,
         )
 
 
@@ -193,13 +217,13 @@ class Heavy:
     """The offset at which each line of the source begins."""
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form (offsets and lines delta-encoded)."""
+        """JSON form (offsets and lines as packed differences, :mod:`~crystal_lsp.text.packing`)."""
         return {
             "texts": self.texts,
             "cats": self.cats,
-            "starts": _delta(self.starts),
-            "lines": _delta(self.lines),
-            "line_offsets": _delta(self.line_offsets),
+            "starts": pack_ints(self.starts),
+            "lines": pack_ints(self.lines),
+            "line_offsets": pack_ints(self.line_offsets),
         }
 
     @classmethod
@@ -208,9 +232,9 @@ class Heavy:
         heavy = cls(
             list(doc["texts"]),
             str(doc["cats"]),
-            _undelta(doc["starts"]),
-            _undelta(doc["lines"]),
-            _undelta(doc["line_offsets"]),
+            unpack_ints(doc["starts"]),
+            unpack_ints(doc["lines"]),
+            unpack_ints(doc["line_offsets"]),
         )
         if not (len(heavy.texts) == len(heavy.cats) == len(heavy.starts) == len(heavy.lines)):
             raise ValueError("token columns differ in length")
@@ -221,33 +245,29 @@ class Heavy:
         return normalized(self.texts[start:end], self.cats[start:end])
 
 
-def _delta(values: list[int]) -> list[int]:
-    out, previous = [], 0
-    for v in values:
-        out.append(v - previous)
-        previous = v
-    return out
+def detect_status(source: str, line_offsets: Sequence[int] | None = None) -> str:
+    """``generated``, ``minified`` or ``ok`` from the text alone.
 
-
-def _undelta(values: list[int]) -> list[int]:
-    out, total = [], 0
-    for v in values:
-        total += v
-        out.append(total)
-    return out
-
-
-def detect_status(source: str) -> str:
-    """``generated``, ``minified`` or ``ok`` from the text alone."""
+    ``line_offsets`` (:func:`~crystal_lsp.text.snippets.line_starts` of ``source``, if known)
+    spares splitting the text to find its longest line.
+    """
     head = "\n".join(source.split("\n", 30)[:30])
     if _GENERATED.search(head):
         return GENERATED
     lines = source.count("\n") + 1
     if len(source) > 5000 and (
-        len(source) / lines > 300 or max(map(len, source.split("\n"))) > MINIFIED_LINE * 5
+        len(source) / lines > 300 or _longest_line(source, line_offsets) > MINIFIED_LINE * 5
     ):
         return MINIFIED
     return OK
+
+
+def _longest_line(source: str, line_offsets: Sequence[int] | None) -> int:
+    if not line_offsets:
+        return max(map(len, source.split("\n")))
+    # a line ends one character (its newline) before the next one starts
+    inner = max(map(operator.sub, line_offsets[1:], line_offsets), default=1) - 1
+    return max(inner, len(source) - line_offsets[-1])
 
 
 def build_entry(
@@ -294,43 +314,104 @@ def assemble_entry(
     ``known`` supplies the digests of snippets that did not change (incremental re-lexing).
     """
     texts, cats = heavy.texts, heavy.cats
-    status = detect_status(source)
+    starts_of_lines = heavy.line_offsets or line_starts(source)
+    status = detect_status(source, starts_of_lines)
     if not texts:
         return Entry(lang, NO_CODE, 0, [], replaced=replaced, heavy=heavy)
     if status not in (OK, GENERATED):
         return Entry(lang, status, len(texts), [], replaced=replaced, heavy=heavy)
     source_lines = source.split("\n")
-    suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
-    suppressed_lines = {i for i, line in enumerate(source_lines) if _SUPPRESS.search(line)}
-    starts_of_lines = heavy.line_offsets or line_starts(source)
-    metas: list[SnippetMeta] = []
-    min_tokens, min_lines = sizes
-    for snippet in extract(
-        texts, cats, heavy.lines, source, lang, min_tokens=min_tokens, min_lines=min_lines
-    ):
-        if snippet.kind not in CODE_KINDS and snippet.kind != DATA:
-            continue
-        digests = known(snippet.start, snippet.end) if known is not None else None
-        if digests is None:
-            window = texts[snippet.start : snippet.end]
-            digests = (
-                text_sha(window),
-                text_sha(normalized(window, cats[snippet.start : snippet.end])),
-            )
-        metas.append(
-            snippet_meta(
-                snippet,
-                heavy,
-                starts_of_lines,
-                suppressed_lines,
-                suppress_file,
-                *digests,
-            )
+    suppress_file, suppressed_lines = _suppressions(source, source_lines)
+    norm, npos = file_view(texts, cats)
+    digest = _digests(texts, cats, norm, npos.tolist(), known)
+    units = extract(
+        texts,
+        cats,
+        heavy.lines,
+        source,
+        lang,
+        min_tokens=sizes[0],
+        min_lines=sizes[1],
+        line_offsets=starts_of_lines,
+    )
+    metas = [
+        snippet_meta(
+            snippet,
+            heavy,
+            starts_of_lines,
+            suppressed_lines,
+            suppress_file,
+            *digest(snippet.start, snippet.end),
         )
-    h4, npos = positional_shingles(texts, cats)
-    indents = [len(line) - len(line.lstrip(" \t")) for line in source_lines]
-    noise = noise_ranges(texts, cats, heavy.lines, indents, lang)
-    return Entry(lang, status, len(texts), metas, h4, npos, replaced, heavy, noise)
+        for snippet in units
+        if snippet.kind in CODE_KINDS or snippet.kind == DATA
+    ]
+    hashes = token_hashes(norm)
+    noise = noise_ranges(texts, cats, heavy.lines, LineIndents(source_lines), lang)
+    return Entry(
+        lang,
+        status,
+        len(texts),
+        metas,
+        ngram_hashes(hashes),
+        npos,
+        replaced,
+        heavy,
+        noise,
+        token_hashes=hashes,
+    )
+
+
+def _suppressions(source: str, source_lines: list[str]) -> tuple[bool, set[int]]:
+    """Whether the file opts out (``crystal: ignore-file`` in its first lines), and which lines do."""
+    if "crystal" not in source:  # both markers spell it
+        return False, set()
+    suppress_file = any(_SUPPRESS_FILE.search(line) for line in source_lines[:10])
+    return suppress_file, {i for i, line in enumerate(source_lines) if _SUPPRESS.search(line)}
+
+
+def _digests(
+    texts: list[str], cats: str, norm: list[str], npos: list[int], known: DigestLookup | None
+) -> Callable[[int, int], tuple[str, str]]:
+    """``(start, end) -> (sha, norm_sha)`` of tokens ``[start, end)``, from the file's views.
+
+    ``known`` answers first (the digests of unchanged snippets, when re-lexing incrementally).
+    A window's normalized view is the file's, sliced at the window's raw tokens, except that a
+    window starting inside a run of string tokens starts with its own ``STR``.
+    """
+
+    def digest(start: int, end: int) -> tuple[str, str]:
+        found = known(start, end) if known is not None else None
+        if found is not None:
+            return found
+        view = norm[bisect.bisect_left(npos, start) : bisect.bisect_left(npos, end)]
+        if start and cats[start] == "S" and cats[start - 1] == "S":
+            view.insert(0, STR)
+        return text_sha(texts[start:end]), text_sha(view)
+
+    return digest
+
+
+class LineIndents(Sequence[int]):
+    """The indentation (leading spaces and tabs, in characters) of each line, measured on use."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        line = self._lines[index]
+        return len(line) - len(line.lstrip(" \t"))
 
 
 def snippet_meta(
@@ -376,13 +457,20 @@ def span_position(
     """1-based ``(first line, first column, last line, last column)`` of tokens ``[start, end)``.
 
     The last column is inclusive; a multi-line last token (a docstring) ends on the line where
-    its text ends.
+    its text ends, after the text's last line (its ``\\r\\n`` line ends are ``\\n`` in the text).
     """
     texts, starts, lines = heavy.texts, heavy.starts, heavy.lines
     offsets = starts_of_lines if starts_of_lines is not None else heavy.line_offsets
     first = lines[start]
-    end_offset = starts[end - 1] + len(texts[end - 1])
-    last = lines[end - 1] + texts[end - 1].count("\n")
+    text = texts[end - 1]
+    breaks = text.count("\n")
+    last = lines[end - 1] + breaks
     first_col = starts[start] - offsets[first] + 1
-    last_col = end_offset - offsets[last] if last < len(offsets) else 1
+    if last >= len(offsets):  # the text's last line end is the one Pygments appends
+        last = len(offsets) - 1
+        last_col = starts[end - 1] + len(text.rstrip("\n")) - offsets[last]
+    elif breaks:
+        last_col = len(text) - text.rfind("\n") - 1
+    else:
+        last_col = starts[end - 1] + len(text) - offsets[last]
     return first + 1, first_col, last + 1, max(1, last_col)

@@ -14,7 +14,20 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from crystal_lsp.text.views import normalized, normalized_positions
+from crystal_lsp.text.sources import content_sha
+from crystal_lsp.text.views import file_view
+
+__all__ = [
+    "SHINGLE_N",
+    "U64",
+    "content_sha",
+    "gram_hashes",
+    "ngram_hashes",
+    "positional_shingles",
+    "shingles",
+    "text_sha",
+    "token_hashes",
+]
 
 SHINGLE_N = 4
 _P1, _P2, _P3 = (
@@ -36,11 +49,6 @@ class _TokenHashes(dict[str, int]):
 _TOKEN_HASHES = _TokenHashes()
 
 U64 = npt.NDArray[np.uint64]
-
-
-def content_sha(data: bytes) -> str:
-    """Digest naming a file's content in the cache."""
-    return hashlib.sha256(data).hexdigest()[:24]
 
 
 def text_sha(texts: Sequence[str]) -> str:
@@ -87,6 +95,5 @@ def positional_shingles(texts: Sequence[str], cats: str) -> tuple[U64, npt.NDArr
     normalized view collapses runs of string tokens, so the second array maps back to the raw
     tokens).
     """
-    norm = normalized(texts, cats)
-    npos = np.array(normalized_positions(cats), dtype=np.uint32)
+    norm, npos = file_view(texts, cats)
     return ngram_hashes(token_hashes(norm)), npos

@@ -18,6 +18,10 @@ digests and shingles. The result is the :class:`~crystal_lsp.text.entries.Entry`
 :func:`~crystal_lsp.text.entries.build_entry` gives for the new text, field for field (a property test
 checks this on random edits).
 
+The lexer runs on the text Pygments lexes (:mod:`crystal_lsp.text.lexinput`: line ends made
+``\\n``, one final line end); offsets, checkpoints and the changed region are in that text, and
+token starts are mapped to the source once per update.
+
 Exactness rests on the lexer being a plain :class:`pygments.lexer.RegexLexer` (its state is the
 stack of state names, which is recorded) whose rules look back at most ``SYNC_MARGIN`` characters
 and whose matches ending above the restart point do not look ahead past the following lines.
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 
 from crystal_lsp.text.entries import OK, Entry, Heavy, assemble_entry
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import lex_input
 from crystal_lsp.text.relex import (
     ROOT,
     Checkpoints,
@@ -83,10 +88,12 @@ class IncrementalEntry:
         "checkpoints",
         "entry",
         "language",
+        "lexed_starts",
         "lexer",
         "min_lines",
         "min_tokens",
         "path",
+        "prepared",
         "relexed",
         "source",
         "starts",
@@ -108,19 +115,27 @@ class IncrementalEntry:
         self.min_tokens = min_tokens
         self.min_lines = min_lines
         self.source = source
+        self.prepared = lex_input(source)
         self.lexer = resolve_lexer(language, path, source, guess=False)
         if supports_incremental(self.lexer):
-            self.texts, self.starts, self.types, self.checkpoints = full_scan(self.lexer, source)
+            scanned = full_scan(self.lexer, self.prepared.text)
+            self.texts, self.lexed_starts, self.types, self.checkpoints = scanned
+            self.starts = self.prepared.raw_starts(self.lexed_starts)
         else:
-            tokens = lex(source, self.lexer)
-            self.texts, self.starts, self.types = tokens.texts, tokens.starts, tokens.types
-            self.checkpoints = Checkpoints([0], [ROOT], [0])
+            self._lex_whole()
         self.relexed = len(source)
         """How many characters the last build or update lexed (for tests and benchmarks)."""
         cats = categories(self.texts, self.types)
         starts_of_lines = line_starts(source)
         lines = token_lines(self.starts, starts_of_lines)
         self.entry = self._assemble(cats, lines, None, None)
+
+    def _lex_whole(self) -> None:
+        """Tokens of the whole source (lexers that cannot restart mid-text)."""
+        tokens = lex(self.source, self.lexer)
+        self.texts, self.starts, self.types = tokens.texts, tokens.starts, tokens.types
+        self.lexed_starts = self.starts  # not used: such lexers are never restarted
+        self.checkpoints = Checkpoints([0], [ROOT], [0])
 
     # ------------------------------------------------------------------ updates
     def update(self, source: str) -> IncrementalEntry:
@@ -139,21 +154,25 @@ class IncrementalEntry:
         new = object.__new__(IncrementalEntry)
         new.path, new.language, new.lexer = self.path, self.language, lexer
         new.min_tokens, new.min_lines, new.source = self.min_tokens, self.min_lines, source
+        new.prepared = lex_input(source)
         starts_of_lines = line_starts(source)
         if supports_incremental(lexer):
             splice = new._relex_from(self)
-            # tokens after the splice moved by whole lines: shift their lines
-            old_lines = self.entry.heavy.lines if self.entry.heavy is not None else []
-            line_delta = source.count("\n") - self.source.count("\n")
-            lines = (
-                old_lines[: splice.head]
-                + token_lines(new.starts[splice.head : splice.tail], starts_of_lines)
-                + [line + line_delta for line in old_lines[splice.tail - splice.shift :]]
-            )
+            new.starts = new.prepared.raw_starts(new.lexed_starts)
+            if new.prepared.same_prefix and self.prepared.same_prefix:
+                # tokens after the splice moved by whole lines: shift their lines (the lexed
+                # text before a token is the source before it)
+                old_lines = self.entry.heavy.lines if self.entry.heavy is not None else []
+                line_delta = new.prepared.text.count("\n") - self.prepared.text.count("\n")
+                lines = (
+                    old_lines[: splice.head]
+                    + token_lines(new.starts[splice.head : splice.tail], starts_of_lines)
+                    + [line + line_delta for line in old_lines[splice.tail - splice.shift :]]
+                )
+            else:
+                lines = token_lines(new.starts, starts_of_lines)
         else:
-            tokens = lex(source, lexer)
-            new.texts, new.starts, new.types = tokens.texts, tokens.starts, tokens.types
-            new.checkpoints = Checkpoints([0], [ROOT], [0])
+            new._lex_whole()
             new.relexed = len(source)
             head = min(
                 common_prefix(self.texts, new.texts),
@@ -171,8 +190,8 @@ class IncrementalEntry:
         return new
 
     def _relex_from(self, old: IncrementalEntry) -> Splice:
-        """Re-lex the changed region of ``self.source`` against ``old``; returns the splice."""
-        a, b = old.source, self.source
+        """Re-lex the changed region of the lexed text against ``old``'s; returns the splice."""
+        a, b = old.prepared.text, self.prepared.text
         prefix = common_prefix(a, b)
         suffix = common_suffix(a, b, min(len(a), len(b)) - prefix)
         delta = len(b) - len(a)
@@ -195,7 +214,9 @@ class IncrementalEntry:
             )
         self.texts = old.texts[:head] + run.texts + old.texts[old_tail:]
         self.types = old.types[:head] + run.types + old.types[old_tail:]
-        self.starts = old.starts[:head] + run.starts + [s + delta for s in old.starts[old_tail:]]
+        self.lexed_starts = (
+            old.lexed_starts[:head] + run.starts + [s + delta for s in old.lexed_starts[old_tail:]]
+        )
         self.checkpoints = Checkpoints(
             cps.offsets[: c + 1] + run.checkpoints.offsets + tail_cps.offsets,
             cps.stacks[: c + 1] + run.checkpoints.stacks + tail_cps.stacks,
@@ -234,14 +255,14 @@ class IncrementalEntry:
 
 def _restart_checkpoint(old: IncrementalEntry, prefix: int) -> int:
     """The old checkpoint to re-lex from, for an edit starting at offset ``prefix``."""
-    a, cps = old.source, old.checkpoints
+    a, cps = old.prepared.text, old.checkpoints
     # restart RESTART_LINES whole lines above the line of the edit
     target = a.rfind("\n", 0, prefix) + 1
     for _ in range(RESTART_LINES):
         if target == 0:
             break
         target = a.rfind("\n", 0, target - 1) + 1
-    target = min(target, first_error_before(old.types, old.starts, prefix))
+    target = min(target, first_error_before(old.types, old.lexed_starts, prefix))
     c = bisect.bisect_right(cps.offsets, target) - 1
     # Only from the root state (other states, open strings and comments, may have been entered
     # by a rule whose match attempt looked arbitrarily far ahead), and not right after blank

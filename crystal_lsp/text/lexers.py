@@ -5,8 +5,9 @@ and finally a guess from the content. When nothing matches, the ``generic`` lexe
 language-agnostic lexer (identifiers, numbers, strings, operators and brackets) so that unknown
 files still give meaningful tokens instead of one big ``Text`` token.
 
-Lexers are created with ``stripnl=False, ensurenl=False`` so that token offsets index the raw
-source (Pygments' defaults strip leading newlines and append one at the end).
+Lexers are created with Pygments' default options, as the reference implementation creates
+them; :func:`crystal_lsp.text.tokens.lex` prepares the input as ``lexer.get_tokens`` does and maps
+token offsets back to the raw source (:mod:`crystal_lsp.text.lexinput`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pygments.token import Name, Number, Operator, Punctuation, String, Text
 from pygments.util import ClassNotFound
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.version import __version__
 
 GENERIC = "generic"
 PLAIN_TEXT = "text"
@@ -88,7 +90,6 @@ PROGRAMMING_LANGUAGES = frozenset(
         "zsh",
     }
 )
-LEXER_OPTIONS = {"stripnl": False, "ensurenl": False}
 
 # Editor language ids (VS Code's, which most clients reuse) whose name is not a Pygments alias.
 EDITOR_LANGUAGE_IDS = {
@@ -191,10 +192,10 @@ def canonical_name(lexer: Lexer) -> str:
 @functools.lru_cache(maxsize=256)
 def _lexer_by_name(name: str) -> Lexer:
     if name == GENERIC:
-        return GenericCodeLexer(**LEXER_OPTIONS)
+        return GenericCodeLexer()
     if name in (PLAIN_TEXT, "plain", "txt"):
-        return PlainTextLexer(**LEXER_OPTIONS)
-    return get_lexer_by_name(name, **LEXER_OPTIONS)
+        return PlainTextLexer()
+    return get_lexer_by_name(name)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -339,5 +340,18 @@ def language_of(lexer: Lexer) -> str:
 
 
 def lexer_label(lexer: Lexer) -> str:
-    """A short label naming the lexer class and Pygments version, for signatures."""
+    """A short label naming the lexer class and whose it is (Pygments' version), for S files."""
+    if isinstance(lexer, (GenericCodeLexer, PlainTextLexer)):
+        return f"{type(lexer).__name__}@crystal-lsp-{__version__}"
     return f"{type(lexer).__name__}@pygments-{pygments.__version__}"
+
+
+def tokenizer_name(language: str) -> str:
+    """The ``tok:`` field of a score's signature for a language (canonical name).
+
+    ``text`` and ``generic`` are crystal_lsp's own lexers (runs of non-white space; identifiers,
+    numbers, strings and operators of any language), not Pygments'.
+    """
+    if language in (PLAIN_TEXT, GENERIC):
+        return f"crystal-lsp-{language}"
+    return f"pygments-{pygments.__version__}"

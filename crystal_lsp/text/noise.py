@@ -22,9 +22,11 @@ not count them as copied code, and a region made only of them is filtered as tha
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from crystal_lsp.text.keywords import CONTROL_KEYWORDS, INDENT_LANGUAGES
+from crystal_lsp.text.layout import depth_after, line_changes
 
 SIGNATURE, DECORATOR, OVERLOAD, IMPORT, EXPORT, DATA, DECLARATION = (
     "signature",
@@ -52,30 +54,19 @@ MIN_DATA_LINES = 3
 
 def logical_lines(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[tuple[int, int]]:
     """Token ranges ``[start, end)`` of logical lines: a line break outside brackets ends one."""
-    out: list[tuple[int, int]] = []
-    depth, start = 0, 0
-    for i in range(1, len(texts) + 1):
-        previous = texts[i - 1]
-        if cats[i - 1] in "PO" and len(previous) == 1:
-            if previous in _OPEN:
-                depth += 1
-            elif previous in _CLOSE:
-                depth = max(0, depth - 1)
-        if i == len(texts) or (depth == 0 and lines[i] != lines[i - 1]):
-            out.append((start, i))
-            start = i
-    return out
+    if not texts:
+        return []
+    changes = line_changes(lines)
+    ends = changes[depth_after(texts, cats)[changes - 1] == 0].tolist()
+    return list(zip([0, *ends], [*ends, len(texts)]))
 
 
 def physical_lines(lines: Sequence[int]) -> list[tuple[int, int]]:
     """Token ranges ``[start, end)`` of the tokens that start on each source line."""
-    out: list[tuple[int, int]] = []
-    start = 0
-    for i in range(1, len(lines) + 1):
-        if i == len(lines) or lines[i] != lines[i - 1]:
-            out.append((start, i))
-            start = i
-    return out
+    if not len(lines):
+        return []
+    ends = line_changes(lines).tolist()
+    return list(zip([0, *ends], [*ends, len(lines)]))
 
 
 def noise_ranges(
@@ -128,23 +119,38 @@ def _line_kind(
     texts: Sequence[str], cats: str, start: int, end: int, python_like: bool
 ) -> str | None:
     """The noise kind of a whole logical line, if it is one."""
+    # Most lines are none of these: each test looks at the few tokens it needs first.
     first = texts[start]
-    words = texts[start:end]
     if first.startswith("@"):
-        return OVERLOAD if any(w.endswith("overload") for w in words[:4]) else DECORATOR
-    if first in _IMPORT_WORDS and (len(words) < 2 or words[1] != "("):
+        head = texts[start : min(end, start + 4)]
+        return OVERLOAD if any(w.endswith("overload") for w in head) else DECORATOR
+    second = texts[start + 1] if end - start > 1 else None
+    if first in _IMPORT_WORDS and second != "(":
         return IMPORT
-    if first == "export" and len(words) > 1 and words[1] in ("{", "*") and "from" in words[-4:]:
+    if first == "export" and second in ("{", "*") and "from" in texts[max(start, end - 4) : end]:
         return IMPORT  # `export { a } from "./a"`, `export * from "./b"`
-    if first in ("const", "var", "let") and "require" in words and "=" in words:
-        return IMPORT
-    if _is_export_list(words):
+    if first in ("const", "var", "let"):
+        words = texts[start:end]
+        if "require" in words and "=" in words:
+            return IMPORT
+    if first in _EXPORT_HEADS and _is_export_list(texts[start:end]):
         return EXPORT
-    if any(w in _FFI_ATTRIBUTES for w in words[:8]) and "=" in words:
+    if (
+        not _FFI_ATTRIBUTES.isdisjoint(texts[start : min(end, start + 8)])
+        and "=" in texts[start:end]
+    ):
         return DECLARATION
-    if not python_like and words[-1] == ";" and _is_bodiless_declaration(texts, cats, start, end):
+    if (
+        not python_like
+        and texts[end - 1] == ";"
+        and _is_bodiless_declaration(texts, cats, start, end)
+    ):
         return OVERLOAD
     return None
+
+
+_EXPORT_HEADS = frozenset({"module", "export", "__all__"})
+"""The first words of the lines :func:`_is_export_list` can accept."""
 
 
 def _is_export_list(words: Sequence[str]) -> bool:
@@ -343,15 +349,17 @@ def _merge(found: list[Range], count: int) -> list[Range]:
         for start, end, k in found:
             if k == kind:
                 owner[start:end] = [kind] * (end - start)
+    # the owner can change only where a range starts or ends: look there, not at every token
+    cuts = sorted(
+        {0, count, *(a for a, _, _ in found if a < count), *(b for _, b, _ in found if b < count)}
+    )
     out: list[Range] = []
-    i = 0
-    while i < count:
-        if not owner[i]:
-            i += 1
+    for lo, hi in itertools.pairwise(cuts):
+        kind = owner[lo]
+        if not kind:
             continue
-        j = i
-        while j < count and owner[j] == owner[i]:
-            j += 1
-        out.append((i, j, owner[i]))
-        i = j
+        if out and out[-1][1] == lo and out[-1][2] == kind:
+            out[-1] = (out[-1][0], hi, kind)
+        else:
+            out.append((lo, hi, kind))
     return out

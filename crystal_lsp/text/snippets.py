@@ -36,6 +36,7 @@ from crystal_lsp.text.keywords import (
     IMPORT_KEYWORDS,
     INDENT_LANGUAGES,
 )
+from crystal_lsp.text.layout import false_runs, indented_lines
 
 FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
     "function",
@@ -108,17 +109,19 @@ def extract(
     *,
     min_tokens: int = 50,
     min_lines: int = 5,
+    line_offsets: Sequence[int] | None = None,
 ) -> list[Snippet]:
     """The units of one file, largest first within each position, filtered by size.
 
     ``lines`` is the 0-based line of each token (:func:`token_lines`); ``cats`` the category of
-    each token (:func:`crystal_lsp.text.views.categories`).
+    each token (:func:`crystal_lsp.text.views.categories`); ``line_offsets`` the
+    :func:`line_starts` of ``source``, when the caller has them.
     """
     if not texts:
         return []
     has_braces = any(t == "{" and c in "PO" for t, c in zip(texts, cats))
     if language in INDENT_LANGUAGES or not has_braces:
-        units = _indented_units(texts, cats, lines, source)
+        units = _indented_units(texts, cats, lines, source, line_offsets)
     else:
         units = _brace_units(texts, cats, lines)
     covered = _covered(len(texts), units)
@@ -141,8 +144,9 @@ def _covered(size: int, units: list[Unit]) -> list[bool]:
     reach = 0
     spans = sorted((s, e) for s, e, kind, _, depth in units if depth == 0 and kind in _TOP)
     for start, end in spans:
-        for i in range(max(start, reach), end):
-            covered[i] = True
+        first = max(start, reach)
+        if end > first:
+            covered[first:end] = [True] * (end - first)
         reach = max(reach, end)
     return covered
 
@@ -359,37 +363,25 @@ def _next_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
 
 
 def _logical_lines(
-    texts: Sequence[str], cats: str, lines: Sequence[int], source: str
+    texts: Sequence[str],
+    cats: str,
+    lines: Sequence[int],
+    source: str,
+    line_offsets: Sequence[int] | None = None,
 ) -> list[tuple[int, int, int]]:
     """``(first token, indentation, line)`` of every logical line (not inside brackets)."""
-    starts = line_starts(source)
-    out: list[tuple[int, int, int]] = []
-    depth = 0
-    previous_line = -1  # the line the previous token *ends* on (strings span lines)
-    for i, (text, cat) in enumerate(zip(texts, cats)):
-        line = lines[i]
-        # Lexers split multi-line strings into several string tokens: their lines continue
-        # the statement the string belongs to, whatever their indentation.
-        continues_string = cat == "S" and i > 0 and cats[i - 1] == "S"
-        if line > previous_line and depth == 0 and not continues_string:
-            begin = starts[line]
-            stop = starts[line + 1] if line + 1 < len(starts) else len(source)
-            raw = source[begin:stop]
-            indent = len(raw.expandtabs(8)) - len(raw.expandtabs(8).lstrip(" \t"))
-            out.append((i, indent, line))
-        previous_line = line + text.count("\n")
-        if cat in "PO" and len(text) == 1:
-            if text in _OPEN:
-                depth += 1
-            elif text in _CLOSE:
-                depth = max(0, depth - 1)
-    return out
+    offsets = line_offsets if line_offsets is not None else line_starts(source)
+    return indented_lines(texts, cats, lines, source, offsets)
 
 
 def _indented_units(
-    texts: Sequence[str], cats: str, lines: Sequence[int], source: str
+    texts: Sequence[str],
+    cats: str,
+    lines: Sequence[int],
+    source: str,
+    line_offsets: Sequence[int] | None = None,
 ) -> list[Unit]:
-    logical = _logical_lines(texts, cats, lines, source)
+    logical = _logical_lines(texts, cats, lines, source, line_offsets)
     firsts = [tok for tok, _, _ in logical]
     units: list[Unit] = []
     open_units: list[tuple[int, int]] = []  # (indent, kind-is-container) for depth counting
@@ -431,22 +423,15 @@ def _statement_runs(
 ) -> list[Unit]:
     """Runs of uncovered top-level tokens, split at blank lines, units and long runs."""
     runs: list[Unit] = []
-    start = -1
-    for i in range(len(texts) + 1):
-        boundary = i == len(texts) or covered[i]
-        if not boundary and start >= 0:
+    for first, stop in false_runs(covered):
+        start = first
+        for i in range(first + 1, stop):
             gap = lines[i] - lines[i - 1] > 1
             too_long = lines[i] - lines[start] >= MAX_RUN_LINES
             if (gap or too_long) and _statement_end(texts, cats, i - 1):
                 runs.append(_classify_run(texts, cats, lines, start, i))
                 start = i
-                continue
-        if boundary:
-            if start >= 0:
-                runs.append(_classify_run(texts, cats, lines, start, i))
-                start = -1
-        elif start < 0:
-            start = i
+        runs.append(_classify_run(texts, cats, lines, start, stop))
     return runs
 
 

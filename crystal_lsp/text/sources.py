@@ -18,14 +18,25 @@ inside the folder it was found in (:func:`read_bytes` with ``within``).
 from __future__ import annotations
 
 import codecs
+import gzip
+import hashlib
+import itertools
 import os
 import stat
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from crystal_lsp.errors import CrystalError
 
 DEFAULT_MAX_BYTES = 2_000_000
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_SNIPPET_CHARS = 200_000
+"""The longest text scored or checked on request (a snippet, a reference), in the language
+server and the MCP server alike: beyond it, one request costs seconds and gigabytes."""
+MAX_REFERENCES = 20
+"""The most reference texts one scoring request may give."""
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -124,12 +135,12 @@ def stat_regular(path: str, within: str | None = None) -> os.stat_result:
     return info
 
 
-def read_bytes(
-    path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, within: str | None = None
-) -> bytes:
-    """The bytes of a regular file, at most ``max_bytes`` of them, else ``SkippedFile``.
+def open_regular(path: str | os.PathLike[str], within: str | None = None) -> BinaryIO:
+    """A regular file opened for binary reading, else ``SkippedFile`` (the one guarded open).
 
-    ``within`` confines symlinks: a path that resolves outside that folder is refused unread.
+    A named pipe is never waited on (opened non-blocking, then refused), devices and sockets are
+    refused unread, and ``within`` confines symlinks: a path that resolves outside that folder
+    is refused unopened.
     """
     name = os.fspath(path)
     if within is not None and os.path.islink(name) and not contained(name, within):
@@ -146,14 +157,25 @@ def read_bytes(
     except OSError as exc:
         raise SkippedFile(name, f"cannot read ({exc.strerror or exc})") from None
     try:
-        info = os.fstat(fd)
-        check_regular(name, info.st_mode)
-        if max_bytes and info.st_size > max_bytes:
-            raise SkippedFile(name, f"too large ({info.st_size:,} bytes > limit {max_bytes:,})")
+        check_regular(name, os.fstat(fd).st_mode)
     except BaseException:
         os.close(fd)
         raise
-    with os.fdopen(fd, "rb", buffering=0) as fh:
+    return os.fdopen(fd, "rb")
+
+
+def read_bytes(
+    path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, within: str | None = None
+) -> bytes:
+    """The bytes of a regular file, at most ``max_bytes`` of them, else ``SkippedFile``.
+
+    ``within`` confines symlinks: a path that resolves outside that folder is refused unread.
+    """
+    name = os.fspath(path)
+    with open_regular(name, within) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if max_bytes and size > max_bytes:
+            raise SkippedFile(name, f"too large ({size:,} bytes > limit {max_bytes:,})")
         try:
             data = _read_all(fh, max_bytes + 1 if max_bytes else -1)
         except OSError as exc:
@@ -162,6 +184,37 @@ def read_bytes(
         # it grew while being read: the limit holds for what was read, not what stat said
         raise SkippedFile(name, f"too large (over the limit of {max_bytes:,} bytes)")
     return data
+
+
+def read_lines(
+    path: str | os.PathLike[str], max_line_bytes: int, within: str | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """``(number, bytes)`` of each line of a regular file (gunzipped when it is gzip).
+
+    Lines are read one at a time, each at most ``max_line_bytes`` long (its line break not
+    counted; ``0``: no limit): a longer line is ``SkippedFile`` before more of it is read.
+    """
+    name = os.fspath(path)
+    with open_regular(name, within) as raw:
+        stream: BinaryIO = raw
+        if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]
+            stream = gzip.GzipFile(fileobj=raw)  # type: ignore[assignment]
+        limit = max_line_bytes + 2 if max_line_bytes else -1
+        try:
+            for number in itertools.count(1):
+                line = stream.readline(limit)
+                if not line:
+                    return
+                if max_line_bytes and len(line.rstrip(b"\r\n")) > max_line_bytes:
+                    raise SkippedFile(
+                        name,
+                        f"line {number} is too long (over the limit of {max_line_bytes:,} bytes)",
+                    )
+                yield number, line
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SkippedFile(
+                name, f"cannot read ({getattr(exc, 'strerror', None) or exc})"
+            ) from None
 
 
 def _read_all(fh: Any, limit: int) -> bytes:
@@ -193,3 +246,8 @@ def source_from_bytes(name: str, data: bytes, max_bytes: int = DEFAULT_MAX_BYTES
         raise SkippedFile(name, "binary file")
     text, encoding, replaced = decode(data)
     return Source(name, text, encoding, replaced)
+
+
+def content_sha(data: bytes) -> str:
+    """Digest naming a file's content in the cache."""
+    return hashlib.sha256(data).hexdigest()[:24]

@@ -1,10 +1,14 @@
 """Pygments tokens with their source offsets.
 
 ``tokenize`` keeps what the reference implementation of CrystalBLEU keeps: every token except
-whitespace and comments (comments can be kept on request). Each token remembers its offset in
-the source string (in code points), so that later layers can map n-grams back to line/column
-ranges. Broken or partial code is tokenized like any other: Pygments never rejects input, it
-marks what it cannot lex as ``Error`` tokens, which are kept.
+whitespace and comments (comments can be kept on request), lexed from the text Pygments itself
+lexes with its default options (:mod:`crystal_lsp.text.lexinput`: byte-order mark dropped, line
+ends made ``\\n``, one final line end), so the token texts are the reference's for every file.
+Each token remembers its offset in the *raw* source string (in code points), so that later layers
+can map n-grams back to line/column ranges; where a token spans ``\\r\\n`` line ends its text
+is shorter than the source it covers (:func:`~crystal_lsp.text.lexinput.raw_end`). Broken or
+partial code is tokenized like any other: Pygments never rejects input, it marks what it cannot
+lex as ``Error`` tokens, which are kept.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from pygments.token import _TokenType
 
 from crystal_lsp.text.fastlex import columns_for, get_tokens, keep_all
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import lex_input
 
 
 class Token(NamedTuple):
@@ -28,7 +33,11 @@ class Token(NamedTuple):
 
     @property
     def end(self) -> int:
-        """Offset one past the token's last code point."""
+        """``start + len(text)``: one past the token's last code point in the source.
+
+        Unless the token spans ``\\r\\n`` line ends: then the source's end is
+        :func:`~crystal_lsp.text.lexinput.raw_end`.
+        """
         return self.start + len(self.text)
 
 
@@ -83,14 +92,17 @@ class Tokens(Sequence[Token]):
 def lex(source: str, lexer: Lexer, *, keep_comments: bool = False) -> Tokens:
     """Tokenize ``source`` with a given lexer (see :func:`tokenize`).
 
-    The tokens are Pygments' own, produced by :mod:`crystal_lsp.text.fastlex` where it can.
+    The tokens are those of Pygments' ``lexer.get_tokens(source)`` (default options), produced
+    by :mod:`crystal_lsp.text.fastlex` where it can; their starts index ``source``.
     """
-    found = columns_for(lexer, source, keep_comments)
+    prepared = lex_input(source)
+    text = prepared.text
+    found = columns_for(lexer, text, keep_comments)
     if found is None:
         found = ([], [], [])
-        keep_all(found, get_tokens(lexer, source), keep_comments)
+        keep_all(found, get_tokens(lexer, text), keep_comments)
     texts, starts, types = found
-    return Tokens(texts, starts, types, canonical_name(lexer))
+    return Tokens(texts, prepared.raw_starts(starts), types, canonical_name(lexer))
 
 
 def tokenize(

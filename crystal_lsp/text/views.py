@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 from pygments.token import (
     Comment,
     Keyword,
@@ -99,3 +101,27 @@ def normalized_positions(cats: str) -> list[int]:
             out.append(i)
         previous = cat
     return out
+
+
+_N, _S, _M = ord("N"), ord("S"), ord("M")
+
+
+def file_view(texts: Sequence[str], cats: str) -> tuple[list[str], npt.NDArray[np.uint32]]:
+    """:func:`normalized` and :func:`normalized_positions` of a whole file, in one numpy pass.
+
+    The same values; the token loops above are the definition (and faster on a few tokens).
+    """
+    count = len(texts)
+    if not count:
+        return [], np.empty(0, dtype=np.uint32)
+    codes = np.frombuffer(cats.encode("ascii"), dtype=np.uint8)
+    string = codes == _S
+    starts = np.ones(count, dtype=bool)
+    starts[1:] = ~(string[1:] & string[:-1])
+    view = np.empty(count, dtype=object)
+    view[:] = texts
+    view[codes == _N] = ID
+    view[codes == _M] = NUM
+    view[string] = STR
+    positions = np.flatnonzero(starts)
+    return view[positions].tolist(), positions.astype(np.uint32)

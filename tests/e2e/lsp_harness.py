@@ -111,6 +111,7 @@ class Session:
     configuration: dict[str, Any] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     initialize_result: types.InitializeResult | None = None
+    lens_refreshes: int = 0
 
     def uri(self, rel: str) -> str:
         return (self.root / rel).as_uri()
@@ -186,6 +187,38 @@ class Session:
     def publications(self, uri: str) -> list[types.PublishDiagnosticsParams]:
         return [p for p in self.published if p.uri == uri]
 
+    async def lenses(self, uri: str) -> list[types.CodeLens]:
+        return list(
+            await self.client.text_document_code_lens_async(
+                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
+            or []
+        )
+
+    async def lens(
+        self, uri: str, predicate: Callable[[types.CodeLens], bool] = lambda _: True
+    ) -> types.CodeLens:
+        """The first code lens of ``uri`` that satisfies ``predicate``.
+
+        Asked for again whenever the server asks for a refresh (and every second, for clients
+        without refresh support).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT
+        while True:
+            seen, asked = self.lens_refreshes, loop.time()
+            found = [lens for lens in await self.lenses(uri) if predicate(lens)]
+            if found:
+                return found[0]
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for a code lens of {uri}")
+            await self.wait(
+                lambda seen=seen, asked=asked: (
+                    self.lens_refreshes > seen or loop.time() > asked + 1.0
+                ),
+                f"a code lens refresh for {uri}",
+            )
+
     async def command(self, name: str, *arguments: Any) -> Any:
         return plain(
             await self.client.workspace_execute_command_async(
@@ -236,6 +269,10 @@ def _client(session_box: dict[str, Session]) -> LanguageClient:
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register(client: LanguageClient, params: types.RegistrationParams) -> None:
         session_box["session"].registrations.extend(params.registrations)
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lens_refresh(client: LanguageClient, params: Any) -> None:
+        session_box["session"].lens_refreshes += 1
 
     @client.feature(types.WORKSPACE_CONFIGURATION)
     def configuration(client: LanguageClient, params: types.ConfigurationParams) -> list[Any]:
@@ -309,3 +346,17 @@ class Launcher:
             await asyncio.wait_for(session.client.shutdown_session(), 30)
         finally:
             await session.client.stop()
+
+
+def copy_range(diag: types.Diagnostic) -> types.Range:
+    """The whole range of a flagged copy: a unit copied whole is underlined on its header line
+    and its full range is the last related entry ("this copy: ...")."""
+    for related in diag.related_information or []:
+        if related.message.startswith("this copy:"):
+            return related.location.range
+    return diag.range
+
+
+def other_copies(diag: types.Diagnostic) -> list[types.DiagnosticRelatedInformation]:
+    """The related entries naming the other copies (not the copy's own full range)."""
+    return [r for r in diag.related_information or [] if not r.message.startswith("this copy:")]

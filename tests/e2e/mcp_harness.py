@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import queue
@@ -15,6 +16,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
+from raw_client import Inbox
 
 TIMEOUT = 120.0
 
@@ -115,3 +117,90 @@ def raw_exchange(
     while not lines.empty():
         out.append(lines.get().rstrip("\n"))
     return out
+
+
+INIT = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "0"},
+}
+
+
+class RawMcp(Inbox):
+    """``crystal-lsp mcp ROOT`` in a subprocess, driven line by line: anything can be sent.
+
+    A reader thread parses stdout line by line; a line that is not a JSON-RPC message is kept in
+    ``junk`` (stdout must carry nothing but the protocol).
+    """
+
+    def __init__(self, root: Path, cache: Path) -> None:
+        super().__init__()
+        cache.mkdir(parents=True, exist_ok=True)
+        self.stderr_path = cache / "mcp.stderr"
+        self._stderr = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", "-v"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env={**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache)},
+        )
+        self.junk: list[bytes] = []
+        self._ids = itertools.count(1000)
+        self._taken: set[int] = set()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                message = json.loads(line)
+                assert message["jsonrpc"] == "2.0"
+                self.inbox.put(message)
+            except (ValueError, KeyError, TypeError, AssertionError):
+                self.junk.append(line)
+
+    def send_line(self, data: bytes) -> None:
+        """One line as it is (a newline appended)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def send(self, message: Any) -> None:
+        self.send_line(json.dumps(message).encode("utf-8"))
+
+    def request(self, method: str, params: Any = None, timeout: float = TIMEOUT) -> dict[str, Any]:
+        ident = next(self._ids)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": ident, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.answer(ident, timeout)
+
+    def call(self, name: str, arguments: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """A ``tools/call``; its response (``result`` or ``error``)."""
+        return self.request("tools/call", {"name": name, "arguments": arguments}, timeout)
+
+    def answer(self, ident: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next response with id ``ident`` not returned before (``None``: errors without id)."""
+
+        def mine(message: dict[str, Any]) -> bool:
+            if message.get("id") != ident or "method" in message or id(message) in self._taken:
+                return False
+            self._taken.add(id(message))
+            return True
+
+        return self.wait(mine, timeout)
+
+    def initialize(self) -> None:
+        assert "result" in self.request("initialize", INIT)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self) -> int:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        finally:
+            code = self.reap()
+        return code

@@ -18,10 +18,64 @@ from pathlib import Path
 from typing import Any
 
 
-class RawServer:
+def assert_displayable(text: str) -> None:
+    """Text shown to a person or an agent: no control character but newlines, no lone surrogate,
+    no bidi override (untrusted names escaped)."""
+    bad = [c for c in text if (ord(c) < 32 and c != "\n") or 0x7F <= ord(c) < 0xA0]
+    bad += [c for c in text if 0xD800 <= ord(c) <= 0xDFFF or c == "\u202e"]
+    assert not bad, (bad, text)
+
+
+class Inbox:
+    """Messages a reader thread puts in ``inbox``, waited for in arrival order."""
+
+    proc: subprocess.Popen[bytes]
+    stderr_path: Path
+    _stderr: Any
+
+    def __init__(self) -> None:
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.received: list[dict[str, Any]] = []
+
+    def wait(self, predicate: Any, timeout: float = 60) -> dict[str, Any]:
+        """The first message (received before, or within ``timeout``) that ``predicate`` takes."""
+        for message in self.received:
+            if predicate(message):
+                return message
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.proc.poll() is not None:
+                raise AssertionError(
+                    f"no such message (server exit code {self.proc.poll()}); stderr:\n"
+                    + self.stderr_path.read_text(errors="replace")[-3000:]
+                )
+            try:
+                message = self.inbox.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                continue
+            self.on_message(message)
+            self.received.append(message)
+            if predicate(message):
+                return message
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        """Called for each message as it arrives (nothing by default)."""
+
+    def reap(self) -> int:
+        """Kill the process if it is still running, close its log; its exit code."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._stderr.close()
+        return int(self.proc.returncode)
+
+
+class RawServer(Inbox):
     """``python -m crystal_lsp serve`` in a subprocess, driven byte by byte."""
 
     def __init__(self, cache: Path, env: dict[str, str] | None = None) -> None:
+        super().__init__()
         self.stderr_path = cache / "server.stderr"
         cache.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "wb")
@@ -32,8 +86,6 @@ class RawServer:
             stderr=self._stderr,
             env={**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache), **(env or {})},
         )
-        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.received: list[dict[str, Any]] = []
         self.junk: list[bytes] = []
         self._ids = itertools.count(1000)
         self.settings: dict[str, Any] = {"debounceMs": 0}
@@ -92,28 +144,7 @@ class RawServer:
         return self.wait(lambda m: m.get("id") == ident and "method" not in m, timeout)
 
     # ------------------------------------------------------------------ receiving
-    def wait(self, predicate: Any, timeout: float = 60) -> dict[str, Any]:
-        for message in self.received:
-            if predicate(message):
-                return message
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.proc.poll() is not None:
-                raise AssertionError(
-                    f"no such message (server exit code {self.proc.poll()}); stderr:\n"
-                    + self.stderr_path.read_text(errors="replace")[-3000:]
-                )
-            try:
-                message = self.inbox.get(timeout=min(remaining, 0.5))
-            except queue.Empty:
-                continue
-            self._answer(message)
-            self.received.append(message)
-            if predicate(message):
-                return message
-
-    def _answer(self, message: dict[str, Any]) -> None:
+    def on_message(self, message: dict[str, Any]) -> None:
         """Answer the server's requests (configuration, registration, progress)."""
         if "method" not in message or "id" not in message:
             return
@@ -161,8 +192,5 @@ class RawServer:
                 self.notify("exit")
                 self.proc.wait(timeout=30)
         finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-            self._stderr.close()
-        return int(self.proc.returncode)
+            code = self.reap()
+        return code

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import DUP_A, DUP_B, Launcher, Session
+from lsp_harness import DUP_A, DUP_B, Launcher, Session, copy_range
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -64,31 +64,31 @@ def _hover(s: Session, uri: str, line: int, character: int = 8) -> Any:
 
 
 def _aligned_rows(markdown: str) -> list[str]:
-    """The rows of the hover's side-by-side excerpt (its fenced code block)."""
-    return markdown.split("```text\n", 1)[1].split("\n```", 1)[0].splitlines()
+    """The rows of the hover's alignment (its fenced diff block)."""
+    return markdown.split("```diff\n", 1)[1].split("\n```", 1)[0].splitlines()
 
 
 async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspace: Path) -> None:
     s = await launcher.start(dup_workspace, configuration=FAST)
     uri, diag = await _flagged(s)
     hover = await _hover(s, uri, diag.range.start.line + 2)
-    assert hover is not None and hover.range == diag.range
+    assert hover is not None and hover.range == copy_range(diag)
     assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
     assert text.startswith(
-        "**crystal: renamed copy** — function combine_ranges (b.py:4-17, python)"
+        f"**crystal: renamed copy** · `-` [a.py:1-14]({s.uri('a.py')}#L1) · `+` this copy · "
+        "similarity **1.000** · CrystalBLEU "
     )
+    assert "- this copy: function combine_ranges (b.py:4-17, python)" in text
     assert f"- other copy: [a.py:1-14]({s.uri('a.py')}#L1) function merge_intervals" in text
-    assert "similarity **1.000**, CrystalBLEU " in text and " copied tokens" in text
+    assert " copied tokens" in text
     assert "- clone class: 2 copies, lowest similarity 1.000" in text
     rows = _aligned_rows(text)
-    assert "this copy (b.py)" in rows[0] and "other copy (a.py)" in rows[0]
-    [header] = [r for r in rows if "def combine_ranges(ranges):" in r]
-    assert header.startswith("~  4 def combine_ranges") and " 1 def merge_intervals(" in header
-    [loop] = [r for r in rows if "for lo, hi in items:" in r]
-    assert loop.startswith("~  8") and loop.endswith("5     for start, end in ordered:")
-    assert "Corresponding lines (showing 12 of 15, differing ones kept):" in text
-    assert len([r for r in rows[1:] if "⋯" not in r]) == 12
+    assert rows[:2] == ["- 1 def merge_intervals(intervals):", "+ 4 def combine_ranges(ranges):"]
+    assert "+ 8     for lo, hi in items:" in rows
+    assert "*6 of 15 corresponding lines, the differing ones kept.*" in text
+    assert 6 <= len([r for r in rows if "⋯" not in r]) <= 12  # six rows, renamed ones two lines
+    assert "[compare](command:crystal.compare?" in text
     assert "Shared non-trivial n-grams" in text
     assert "crystalbleu|tok:" in text
     assert await _hover(s, uri, 0, 0) is None
@@ -102,7 +102,8 @@ async def test_underline_first_line(launcher: Launcher, dup_workspace: Path) -> 
         start=types.Position(line=3, character=0),
         end=types.Position(line=3, character=len(header)),
     )
-    assert diag.message.endswith(" of function merge_intervals in a.py:1 (this copy: lines 4-17)")
+    assert " of function merge_intervals in a.py:1: " in diag.message
+    assert diag.message.endswith(" (this copy: lines 4-17)")
     # the hover and the quick fixes still cover the whole copy
     hover = await _hover(s, uri, 12)
     assert hover is not None and (hover.range.start.line, hover.range.end.line) == (3, 16)
@@ -113,13 +114,15 @@ async def test_underline_first_line(launcher: Launcher, dup_workspace: Path) -> 
             context=types.CodeActionContext(diagnostics=[diag]),
         )
     )
-    assert [list(a.diagnostics) for a in actions] == [[diag], [diag]]
-    # back to the whole range, live
+    assert [list(a.diagnostics) for a in actions] == [[diag], [diag], [diag]]
+    # back to ranges, live: a function copied whole keeps its header line, its full range
+    # is the last related entry
     s.configuration["underline"] = "range"
     s.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await s.wait(
-        lambda: s.publications(uri)[-1].diagnostics[0].range.end.line == 16, "the whole range"
-    )
+    [again] = await s.diagnostics(uri, s.change(uri, DUP_B + "\n"))
+    assert again.range == diag.range
+    whole = copy_range(again)
+    assert (whole.start.line, whole.end.line) == (3, 16)
     assert not [m for m in s.client.messages if "crystalLsp.underline" in m.message]
 
 
@@ -136,8 +139,12 @@ async def test_code_actions_go_to_the_copy_and_suppress(
         )
     )
     titles = [a.title for a in actions]
-    assert titles == ["Go to the other copy (a.py:1)", "Suppress this duplicate (crystal: ignore)"]
-    go, suppress = actions
+    assert titles == [
+        "Go to the other copy (a.py:1)",
+        "Compare with the other copy (a.py:1)",
+        "Suppress this duplicate (crystal: ignore)",
+    ]
+    go, _, suppress = actions
     assert list(go.diagnostics) == [diag] and go.kind == types.CodeActionKind.QuickFix
     await s.command(go.command.command, *go.command.arguments)
     [shown] = s.client.shown_documents
@@ -185,9 +192,10 @@ async def test_score_with_texts_matches_the_library(
 async def test_score_document_ranges_and_files(launcher: Launcher, dup_workspace: Path) -> None:
     s = await launcher.start(dup_workspace, configuration=FAST)
     uri, diag = await _flagged(s)
+    whole = copy_range(diag)
     rng = {
-        "start": {"line": diag.range.start.line, "character": 0},
-        "end": {"line": diag.range.end.line, "character": diag.range.end.character},
+        "start": {"line": whole.start.line, "character": 0},
+        "end": {"line": whole.end.line, "character": whole.end.character},
     }
     result = await s.request(
         "crystal/score",
@@ -198,7 +206,7 @@ async def test_score_document_ranges_and_files(launcher: Launcher, dup_workspace
     assert result["references"][0]["uri"] == s.uri("a.py")
     for match in result["matches"]:
         for hr in match["hypothesisRanges"]:
-            assert diag.range.start.line <= hr["start"]["line"] <= diag.range.end.line
+            assert whole.start.line <= hr["start"]["line"] <= whole.end.line
         assert all(r["uri"] == s.uri("a.py") for r in match["referenceRanges"])
     same = await s.command(
         "crystal.scoreSelection", {"uri": uri, "range": rng, "references": [{"uri": s.uri("a.py")}]}

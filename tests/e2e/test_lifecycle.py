@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_harness import DUP_A, DUP_B, UNRELATED, Launcher, Session
+from lsp_harness import DUP_A, DUP_B, UNRELATED, Launcher, Session, copy_range, other_copies
 from lsprotocol import types
 
 COMMANDS = {
@@ -46,11 +46,14 @@ async def test_every_profile_gets_the_duplicate_with_its_other_copy(
     [diag] = await s.diagnostics(uri)
     assert diag.code == "near-duplicate" and diag.source == "crystal"
     assert diag.severity == types.DiagnosticSeverity.Information
+    # a function copied whole: its header line underlined, its whole range the last related entry
     assert diag.range.start == types.Position(line=3, character=0)
-    assert diag.range.end == types.Position(line=16, character=20)
+    assert diag.range.end == types.Position(line=3, character=len(DUP_B.split("\n")[3]))
+    assert copy_range(diag).end == types.Position(line=16, character=20)
     assert diag.message.startswith("Near-duplicate (similarity 1.00, CrystalBLEU ")
-    assert diag.message.endswith(") of function merge_intervals in a.py:1")
-    [related] = diag.related_information
+    assert ") of function merge_intervals in a.py:1: " in diag.message
+    assert diag.message.endswith("lines identical (this copy: lines 4-17)")
+    [related] = other_copies(diag)
     assert related.location.uri == s.uri("a.py")
     assert related.message == "function merge_intervals (representative, similarity 1.00)"
     assert related.location.range.start == types.Position(line=0, character=0)

@@ -235,8 +235,14 @@ def test_fuzz(server: tuple[RawServer, Path], fuzz_root: Path, data: st.DataObje
         )
         diagnostics = raw.diagnostics(_doc(root), version)
     [diagnostic] = diagnostics
+    # the function is copied whole: its header line is underlined, its range the last related
+    header = len(DUP_B.split("\n")[3])
     assert diagnostic["range"] == {
+        "start": {"line": 3, "character": 0},
+        "end": {"line": 3, "character": header},
+    }
+    assert diagnostic["relatedInformation"][0]["location"]["uri"] == (root / "a.py").as_uri()
+    assert diagnostic["relatedInformation"][-1]["location"]["range"] == {
         "start": {"line": 3, "character": 0},
         "end": {"line": 16, "character": 20},
     }
-    assert diagnostic["relatedInformation"][0]["location"]["uri"] == (root / "a.py").as_uri()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -628,6 +629,26 @@ def test_a_second_run_reuses_the_cached_result(repo: Repo) -> None:
     second = repo.hook()
     assert first[:2] == second[:2]
     assert "(cached)" in second[2]
+
+
+def test_a_cached_result_of_added_code_loads_no_index(repo: Repo) -> None:
+    """A change that only adds lines cannot move code: its cached result needs no index."""
+    repo.write("settings.py", LOAD_SETTINGS)
+    repo.add("settings.py")
+    first = repo.hook()
+    probe = (
+        "import json, sys\n"
+        "from crystal_lsp_hooks.clone_check import main\n"
+        "code = main([])\n"
+        "heavy = ['numpy', 'crystal_lsp.clones.index', 'crystal_lsp.text.fastlex']\n"
+        "print(json.dumps([code, [m for m in heavy if m in sys.modules]]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo.path, capture_output=True, text=True, check=True
+    )
+    code, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert code == first[0] == 1 and "(cached)" in done.stderr
+    assert loaded == []
 
 
 def test_runs_from_a_subdirectory(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,13 @@ def combine(ranges):
 '''
 
 
-def _run_nvim(tmp_path: Path, script: str) -> tuple[dict[str, object], Path, int]:
+def _run_nvim(
+    tmp_path: Path,
+    script: str,
+    open_file: str = "planted.py",
+    files: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[dict[str, Any], Path, int]:
     """Neovim on the planted workspace with a Lua script; its JSON line, the root, exit code."""
     if NVIM is None:
         if IN_CI:
@@ -61,9 +68,11 @@ def _run_nvim(tmp_path: Path, script: str) -> tuple[dict[str, object], Path, int
     root = tmp_path / "ws"
     root.mkdir()
     (root / "original.py").write_text(ORIGINAL, encoding="utf-8")
-    planted = root / "planted.py"
-    planted.write_text(PLANTED, encoding="utf-8")
+    (root / "planted.py").write_text(PLANTED, encoding="utf-8")
+    for rel, text in (files or {}).items():
+        (root / rel).write_text(text, encoding="utf-8")
     env = {
+        **(env or {}),
         **os.environ,
         "LSP_CMD": f"{sys.executable} -m crystal_lsp serve",
         "LSP_ROOT": str(root),
@@ -74,7 +83,7 @@ def _run_nvim(tmp_path: Path, script: str) -> tuple[dict[str, object], Path, int
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
     proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / script}", str(planted)],
+        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / script}", str(root / open_file)],
         capture_output=True,
         text=True,
         timeout=180,
@@ -95,9 +104,14 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
     assert "original.py:1" in diagnostic["message"]
     assert diagnostic["severity"] == 3  # vim.diagnostic.severity.INFO
     [raw] = report["raw"]
-    [related] = raw["relatedInformation"]
+    # the other copy first; a function copied whole is underlined on its def line, and its own
+    # full range comes last
+    related, own = raw["relatedInformation"]
     assert related["location"]["uri"] == (root / "original.py").as_uri()
     assert related["location"]["range"]["start"] == {"line": 0, "character": 0}
+    assert (
+        own["message"].startswith("this copy: ") and own["location"]["range"]["start"]["line"] == 3
+    )
 
 
 def test_neovim_07_is_told_where_the_other_copy_is(tmp_path: Path) -> None:
@@ -109,3 +123,54 @@ def test_neovim_07_is_told_where_the_other_copy_is(tmp_path: Path) -> None:
     messages = report["messages"]
     assert "crystal: the other copy is at original.py:1" in messages
     assert not [m for m in messages if "initializationOptions" in m]
+
+
+NOTES = '''\
+"""Notes kept while working."""
+
+LIMIT = 10
+'''
+
+COPY = (
+    ORIGINAL.replace("merge_intervals", "join_spans")
+    .replace("intervals", "spans")
+    .replace("ordered", "by_start")
+)
+NEW = '''\
+def word_counts(text):
+    """How often each word occurs, most frequent first."""
+    counts = {}
+    for word in text.lower().split():
+        counts[word.strip(".,;:!?")] = counts.get(word.strip(".,;:!?"), 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+'''
+
+
+def test_neovim_gets_the_lens_of_pasted_blocks_and_the_diff_recipe(tmp_path: Path) -> None:
+    """A pasted renamed copy and a new function: lenses through textDocument/codeLens; the
+    copy's lens runs docs/neovim/crystal-lsp.lua, which opens both copies in diff mode."""
+    (tmp_path / "copy.txt").write_text("\n" + COPY, encoding="utf-8")
+    (tmp_path / "new.txt").write_text("\n" + NEW, encoding="utf-8")
+    recipe = HERE.parents[1] / "docs" / "neovim" / "crystal-lsp.lua"
+    report, _, code = _run_nvim(
+        tmp_path,
+        "lsp_lens.lua",
+        open_file="notes.py",
+        files={"notes.py": NOTES},
+        env={
+            "CRYSTAL_RECIPE": str(recipe),
+            "PASTE_COPY": str(tmp_path / "copy.txt"),
+            "PASTE_NEW": str(tmp_path / "new.txt"),
+        },
+    )
+    assert code == 0 and report["ok"], report
+    copy, new = report["copy"], report["new"]
+    assert copy["title"].startswith("≈ renamed copy of original.py:1-11 (function merge_intervals)")
+    assert copy["line"] == NOTES.count("\n") + 1 and copy["command"] == "crystal.compare"
+    assert new["title"].startswith("new code")
+    assert new["line"] == NOTES.count("\n") + 1 + COPY.count("\n") + 1
+    diff = report["diff"]
+    assert diff["windows"] == 2 and all(side["diff"] for side in diff["sides"])
+    left, right = diff["sides"]  # the other copy on the left, the pasted one on the right
+    assert left["lines"] == ORIGINAL.rstrip("\n").split("\n")
+    assert right["lines"] == COPY.rstrip("\n").split("\n")

@@ -59,6 +59,10 @@ BODY = """def compute_totals(orders, tax_rate):
             subtotal += item.price * item.quantity
             if item.discount:
                 subtotal -= item.discount
-    tax = subtotal * tax_rate
+            if item.coupon is not None and item.coupon.active:
+                subtotal -= item.coupon.rate * item.price
+    tax = round(subtotal * tax_rate, 2)
     return subtotal + tax, tax
 """
+BODY_LINES = BODY.count("\n")
+"""Long enough to be a copy worth a look (not a short repeat) when pasted elsewhere."""

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile import BODY, git, run_cli
+from hostile import BODY, BODY_LINES, git, run_cli
 
 from crystal_lsp.text.sources import SkippedFile, read_bytes, read_source
 
@@ -126,9 +126,9 @@ def test_14_untrusted_names_are_escaped_in_text(repo: Path, cache: Path) -> None
     assert done.returncode == 1, done.stderr
     out = done.stdout.decode("ascii")  # nothing but ASCII: escapes, not raw bytes
     assert "\x1b" not in out
-    assert '"esc\\x1b[31mred\\nFAKE.py":1-9' in out
+    assert f'"esc\\x1b[31mred\\nFAKE.py":1-{BODY_LINES}' in out
     assert not any(line.startswith("FAKE.py") for line in out.splitlines())
-    assert "lat\\xe9.py:1-9" in out
+    assert f"lat\\xe9.py:1-{BODY_LINES}" in out
 
 
 # --- 10, 13: settings and output paths --------------------------------------------------------

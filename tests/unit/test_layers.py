@@ -179,12 +179,22 @@ def test_clone_layer_sub_packages_import_downwards(path: Path) -> None:
     """index -> align -> copies -> the orchestration (finder, search, scan, ...) -> reports.
 
     The modules at the top of ``clones`` that the sub-packages build on (settings, options,
-    store, similarity, findings, files, git, globs) may be imported from anywhere.
+    store, snapshot, similarity, findings, files, git, globs) may be imported from anywhere.
     """
     me = _clones_part(_module_name(path))
     if me is None:
         return
-    foundation = {"settings", "options", "store", "similarity", "findings", "files", "git", "globs"}
+    foundation = {
+        "settings",
+        "options",
+        "store",
+        "snapshot",
+        "similarity",
+        "findings",
+        "files",
+        "git",
+        "globs",
+    }
     problems = []
     for name, line, _ in imports_of(path):
         target = _clones_part(name)

@@ -10,6 +10,12 @@
 //   4. "Show trivially shared n-grams" and "Rebuild index";
 //   5. (when FRESH_PYTHON is set) first run: the interpreter changes to a Python without the
 //      server, the extension restarts, offers to install, we click Install, and it runs.
+//   6. (before 5) blocks pasted in one edit: a renamed copy of a function gets a code lens naming
+//      the original (the time from the paste is recorded), a new function "new code"; the lens
+//      opens the diff view; "Show inserted code" lists both; the JSONL export is written; a
+//      renamed copy written to the open file on disk (as an agent would) gets its lens too.
+//   The hover's alignment must fit its box, and the "Compare with the other copy" quick fix
+//   opens the diff view (1b).
 // Screenshots go to $SHOTS. Exit 0 on success, 1 on a failed check.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -97,6 +103,7 @@ function writeSettings(patch) {
         deviceScaleFactor: 1,
         args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(URL_).origin });
     const page = ctx.pages()[0] || (await ctx.newPage());
     const external = new Set();
     const outside = (r) => {
@@ -168,6 +175,148 @@ function writeSettings(patch) {
         await page.locator(`.tabs-container .tab.active[aria-label*="${file}"]`).first().waitFor({ timeout: 30000 });
     };
     const toast = (text) => page.locator('.notifications-toasts .notification-toast', { hasText: text });
+    const goToLine = async (line) => {
+        await page.keyboard.press('Control+G');
+        await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
+        await page.keyboard.type(String(line));
+        await page.keyboard.press('Enter');
+    };
+
+    // A diff editor opened by crystal.compare: its tab, both panes' text, and the dump's record.
+    const diffOpened = async (how, left, right) => {
+        const tab = page.locator('.tabs-container .tab.active', { hasText: '↔' }).first();
+        const ok = await tab.waitFor({ timeout: 15000 }).then(() => true, () => false);
+        const title = ok ? await tab.innerText() : '';
+        const panes = await page.locator('.monaco-diff-editor .editor.original, .monaco-diff-editor .editor.modified').count();
+        const compared = await until('compare.json', () => readJson('compare.json'), 10000).catch(() => undefined);
+        check(
+            `DOM: ${how} opened the diff view of both copies`,
+            ok && panes >= 2 && title.includes(left) && title.includes(right) && compared && compared.result.left.text.length > 0,
+            `${title.replace(/\s+/g, ' ')}; ${panes} panes`,
+        );
+        await page.waitForTimeout(500);
+        await screenshot(`diff-${how.replace(/\W+/g, '-')}`);
+        await page.keyboard.press('Control+W');
+    };
+
+    // Paste `text` at the end of the active editor, as a user accepting or pasting a block would.
+    const pasteAtEnd = async (text) => {
+        // the cursor must be at the end of the active editor: click into it first
+        await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+        await page.keyboard.press('Control+End');
+        const cursor = page.locator('.statusbar-item', { hasText: /^Ln \d+, Col 1$/ });
+        await cursor.first().waitFor({ timeout: 5000 }).catch(() => undefined);
+        log('pasting at', await cursor.first().innerText().catch(() => '?'));
+        await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+        const started = Date.now();
+        await page.keyboard.press('Control+V');
+        return started;
+    };
+    const lensTexts = () => page.locator('.monaco-editor .codelens-decoration').allInnerTexts().catch(() => []);
+
+    const insertedBlocks = async () => {
+        const stock = fs.readFileSync(path.join(WS, 'orders', 'stock.py'), 'utf8');
+        const original = stock.slice(stock.indexOf('def reorder_quantities'));
+        const renamed = original
+            .replace('reorder_quantities', 'restock_amounts')
+            .replace(/\bstock\b/g, 'inventory')
+            .replace(/\borders\b/g, 'plan')
+            .replace(/\bon_hand\b/g, 'available');
+        await page.keyboard.press('Control+1');
+        await quickOpen(HYP);
+        const before = fs.readFileSync(path.join(WS, 'reports', HYP), 'utf8');
+        const started = await pasteAtEnd('\n\n' + renamed);
+        const lens = await until('the pasted block\'s code lens', async () => (await lensTexts()).find((t) => /copy of|new code/.test(t)), 60000, 50).catch(() => '');
+        const ms = Date.now() - started;
+        check(
+            'DOM: a pasted renamed copy gets a lens naming the original',
+            /renamed copy of orders\/stock\.py:\d+-\d+ \(function reorder_quantities\)/.test(lens),
+            `"${lens}" ${ms} ms after the paste (goal: 2 s)`,
+        );
+        fs.writeFileSync(path.join(SHOTS, 'lens-latency.json'), JSON.stringify({ copyLensMs: ms }, null, 2));
+        await screenshot('inserted-copy-lens');
+
+        const fresh = [
+            'def moving_average(values: list[float], window: int) -> list[float]:',
+            '    """The mean of each run of `window` consecutive values."""',
+            '    if window <= 0:',
+            '        raise ValueError("window must be positive")',
+            '    sums, total = [], 0.0',
+            '    for i, value in enumerate(values):',
+            '        total += value',
+            '        if i >= window:',
+            '            total -= values[i - window]',
+            '        if i >= window - 1:',
+            '            sums.append(total / window)',
+            '    return sums',
+            '',
+        ].join('\n');
+        const startedNew = await pasteAtEnd('\n\n' + fresh);
+        const lensNew = await until('the new function\'s code lens', async () => (await lensTexts()).find((t) => /^new code/.test(t)), 60000, 50).catch(() => '');
+        check('DOM: a new function gets "new code"', /^new code/.test(lensNew), `"${lensNew}" ${Date.now() - startedNew} ms after the paste`);
+        await screenshot('inserted-new-lens');
+
+        // the lens command opens the comparison (the lens is above the first pasted block)
+        await goToLine(before.split('\n').length + 2);
+        const link = page.locator('.monaco-editor .codelens-decoration a', { hasText: 'renamed copy of' }).first();
+        await link.waitFor({ timeout: 15000 }).catch(() => undefined);
+        if (await link.count()) {
+            await link.click();
+            await diffOpened('the lens', 'stock.py', HYP);
+        } else {
+            check('DOM: the lens is a link', false);
+        }
+
+        await palette('Crystal: Show inserted code');
+        const tally = await until('insertions.json', () => readJson('insertions.json'), 30000).catch(() => undefined);
+        check(
+            'API: the session tally lists both blocks',
+            tally && tally.summary.landed === 2 && tally.summary.copies === 1 && tally.summary.new === 1,
+            tally && JSON.stringify(tally.summary),
+        );
+        const report = await renderedText('Inserted code (this session)', 15000);
+        check('DOM: the tally report shows the verdicts', report.includes('renamed copy') && report.includes('new code'), report.split('\n').slice(0, 4).join(' | '));
+        await screenshot('inserted-tally');
+
+        await palette('Crystal: Export inserted code as JSONL');
+        const dialog = page.locator('.quick-input-widget input');
+        await dialog.waitFor({ state: 'visible', timeout: 15000 }).catch(() => undefined);
+        log('save dialog:', JSON.stringify(await dialog.inputValue().catch(() => '')));
+        await page.keyboard.press('Enter');
+        const exported = await until('insertions-export.json', () => readJson('insertions-export.json'), 30000).catch(() => undefined);
+        const file = path.join(WS, 'insertions.jsonl');
+        const items = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+        check(
+            'export: JSONL items for crystal-lsp score --jsonl',
+            exported && items.length >= 1 && items[0].hypothesis.includes('def restock_amounts') && items[0].references.length >= 1,
+            `${items.length} items in ${file}`,
+        );
+
+        // an agent writes the file on disk while it is open (saved, so VS Code reloads it)
+        await page.keyboard.press('Control+1');
+        await quickOpen(HYP);
+        await page.keyboard.press('Control+S');
+        const target = path.join(WS, 'reports', HYP);
+        await until('the pasted blocks saved to disk', () => fs.readFileSync(target, 'utf8').includes('def moving_average'), 15000).catch(() => undefined);
+        await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: 15000 }).catch(() => undefined);
+        await page.waitForTimeout(1000); // VS Code has recorded the saved file's time
+        const saved = fs.readFileSync(target, 'utf8');
+        const sellers = saved.slice(saved.indexOf('def best_sellers'), saved.indexOf('\n\n\n', saved.indexOf('def best_sellers')));
+        const agent = sellers.replace(/best_sellers/g, 'top_products').replace(/\bcounts\b/g, 'tally').replace(/\bsale\b/g, 'row');
+        const wrote = Date.now();
+        fs.writeFileSync(target, saved.replace(/\n*$/, '\n\n\n') + agent + '\n');
+        const lensDisk = await until(
+            'the lens of the block written on disk',
+            async () => {
+                await page.keyboard.press('Control+End'); // the block lands at the end: keep it in view
+                return (await lensTexts()).find((t) => /copy of reports\/revenue\.py:\d+-\d+ \(function best_sellers\)/.test(t));
+            },
+            60000,
+            100,
+        ).catch(() => '');
+        check('DOM: a function an agent wrote on disk gets a lens naming the original', !!lensDisk, `"${lensDisk}" ${Date.now() - wrote} ms after the write`);
+        await screenshot('inserted-on-disk-lens');
+    };
 
     try {
         log('goto', URL_);
@@ -219,12 +368,6 @@ function writeSettings(patch) {
 
         // --- 1b. hover and quick fix from the server, on the duplicate ---
         await page.locator(`.tabs-container .tab[aria-label*="${HYP}"]`).first().click();
-        const goToLine = async (line) => {
-            await page.keyboard.press('Control+G');
-            await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10000 });
-            await page.keyboard.type(String(line));
-            await page.keyboard.press('Enter');
-        };
         await goToLine(8);
         await page.keyboard.press('End'); // inside `def period_revenue(...)`, away from the lightbulb
         await page.keyboard.press('Control+K');
@@ -236,6 +379,43 @@ function writeSettings(patch) {
             .catch(() => '');
         const serverHover = hoverText.split('\n').filter((l) => /clone class|copy/.test(l));
         check('DOM: hover from the server describes the copy', /clone class/.test(hoverText) && hoverText.includes(REF), serverHover.slice(0, 2).join(' | '));
+        // readable: the title, the compare link and the start of the alignment (a narrow diff)
+        // are inside the hover's visible box (VS Code's hover is 250 px high), no column is cut
+        const geometry = await hover
+            .first()
+            .evaluate((el) => {
+                const box = el.getBoundingClientRect();
+                const all = [...el.querySelectorAll('*')];
+                const both = all.filter((e) => /def order_total\(/.test(e.textContent || '') && /def period_revenue\(/.test(e.textContent || ''));
+                const block = both[both.length - 1]; // the innermost element holding the diff
+                const link = all.find((e) => e.tagName === 'A' && (e.textContent || '').trim() === 'compare');
+                if (!block || !link) {
+                    return { found: { block: !!block, link: !!link }, html: el.innerHTML.slice(0, 1500) };
+                }
+                const visible = (e) => {
+                    const r = e.getBoundingClientRect();
+                    return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.height > 0;
+                };
+                // how far the diff's text reaches past the hover's visible right edge
+                const text = document.createRange();
+                text.selectNodeContents(block);
+                const cut = Math.max(0, Math.round(text.getBoundingClientRect().right - box.right));
+                const overflow = [];
+                for (let e = block; e && e !== el; e = e.parentElement) {
+                    if (e.scrollWidth - e.clientWidth > 1) {
+                        overflow.push(`${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]}:${e.scrollWidth - e.clientWidth}`);
+                    }
+                }
+                const rows = (block.innerText || '').split('\n').filter((l) => l.trim());
+                const shownRows = rows.length ? Math.floor(Math.max(0, Math.min(box.bottom, block.getBoundingClientRect().bottom) - block.getBoundingClientRect().top) / (block.getBoundingClientRect().height / rows.length)) : 0;
+                return { hover: [Math.round(box.width), Math.round(box.height)], link: visible(link), cut, overflow, rows: rows.length, visibleRows: shownRows };
+            })
+            .catch((e) => ({ error: String(e) }));
+        check(
+            'DOM: the hover is readable: its head, the compare link and >= 4 diff lines in view, no column cut',
+            geometry && geometry.link === true && geometry.cut <= 1 && geometry.visibleRows >= 4,
+            JSON.stringify(geometry),
+        );
         await screenshot('hover');
         await page.keyboard.press('Escape');
         await page.keyboard.press('Control+.');
@@ -260,6 +440,24 @@ function writeSettings(patch) {
                     () => check('DOM: "Go to the other copy" opened the other copy', true),
                     () => check('DOM: "Go to the other copy" opened the other copy', false),
                 );
+        } else {
+            await page.keyboard.press('Escape');
+        }
+        await quickOpen(HYP);
+        // the compare quick fix: the editor's own diff view on both copies
+        await goToLine(8);
+        await page.keyboard.press('End');
+        await page.keyboard.press('Control+.');
+        await actions.first().waitFor({ timeout: 15000 }).catch(() => undefined);
+        const fixes = (await actions.allInnerTexts().catch(() => [])).filter((t) => t.trim() && t.trim() !== 'Quick Fix');
+        const compareIndex = fixes.findIndex((t) => t.includes('Compare with the other copy'));
+        check('DOM: quick fix "Compare with the other copy" offered', compareIndex >= 0, fixes[compareIndex]);
+        if (compareIndex >= 0) {
+            for (let i = 0; i < compareIndex; i++) {
+                await page.keyboard.press('ArrowDown');
+            }
+            await page.keyboard.press('Enter');
+            await diffOpened('quick fix', REF, HYP);
         } else {
             await page.keyboard.press('Escape');
         }
@@ -372,6 +570,9 @@ function writeSettings(patch) {
             () => check('API: diagnostics again after the restart', true),
             () => check('API: diagnostics again after the restart', false),
         );
+
+        // --- 6. blocks landing in one edit: a lens with the verdict, the diff view, the tally ---
+        await insertedBlocks();
 
         // --- 5. first run with a Python that lacks the server: restart, offer, install ---
         if (FRESH_PYTHON) {

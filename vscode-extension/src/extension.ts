@@ -4,7 +4,10 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands/index';
+import { registerInsertionCommands } from './commands/insertions';
 import { registerScoreCommand } from './commands/score';
+import { CompareView } from './compare';
+import { CMD_COMPARE, type CompareSpec } from './core/protocol';
 import { RESTART_KEYS, SECTION } from './core/settings';
 import { E2EDump } from './e2eDump';
 import { setGuardLog } from './guard';
@@ -24,6 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const highlighter = new MatchHighlighter();
     const reports = new Reports();
     const server = new ServerManager(context, log, status, dump);
+    const compare = new CompareView(log, dump);
+    // crystal.compare (lenses, quick fixes, hover links) opens VS Code's diff view
+    server.interceptCommand = (command, args, ask) =>
+        command === CMD_COMPARE && args.length === 1 ? compare.open(args[0] as CompareSpec, ask) : undefined;
     manager = server;
     log.info(`Crystal LSP ${context.extension.packageJSON.version as string} in VS Code ${vscode.version}`);
 
@@ -32,7 +39,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         status,
         highlighter,
         reports,
+        compare,
         ...(dump ? [dump] : []),
+        ...registerInsertionCommands(server, reports, dump),
         registerScoreCommand(server, highlighter, reports, dump),
         ...registerCommands(server, highlighter, reports, log, dump),
         vscode.workspace.onDidChangeConfiguration((e) => {

@@ -18,7 +18,7 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { Level, StderrClassifier, stripPrefix } from './core/logLevel';
-import { STATUS_NOTIFICATION, StatusParams } from './core/protocol';
+import { CMD_COMPARE, STATUS_NOTIFICATION, StatusParams } from './core/protocol';
 import {
     Decision,
     describeSource,
@@ -60,6 +60,8 @@ export class ServerManager implements vscode.Disposable {
     private readonly bundled: BundledWheel | undefined;
     private readonly startedEmitter = new vscode.EventEmitter<LanguageClient>();
     readonly onDidStart = this.startedEmitter.event;
+    /** Handles a server command in the client instead (undefined: send it to the server); `ask` sends it. */
+    interceptCommand: ((command: string, args: unknown[], ask: (args: unknown[]) => Promise<unknown>) => Promise<unknown> | undefined) | undefined;
 
     constructor(
         private readonly context: vscode.ExtensionContext,
@@ -362,7 +364,14 @@ export class ServerManager implements vscode.Disposable {
             diagnosticCollectionName: 'crystal',
             stdioOptions: { stdout: (input) => this.pipeLog(input), stderr: (input) => this.pipeLog(input) },
             initializationOptions: { settings: mapped.settings },
+            // the hover's "compare" link runs crystal.compare, and nothing else
+            markdown: { isTrusted: { enabledCommands: [CMD_COMPARE] } },
             middleware: {
+                executeCommand: async (command, args, next) => {
+                    const ask = async (a: unknown[]): Promise<unknown> => next(command, a);
+                    const handled = this.interceptCommand?.(command, args, ask);
+                    return handled !== undefined ? handled : next(command, args);
+                },
                 workspace: {
                     // Answer `workspace/configuration` for our section with the mapped settings.
                     configuration: async (params, token, next) => {

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { baseName, bestReference, formatRange, formatScore, scoreReportMarkdown, scoreSummary, trivialNgramsMarkdown } from '../src/core/format';
-import type { ScoreResult } from '../src/core/protocol';
+import {
+    baseName,
+    bestReference,
+    formatRange,
+    formatScore,
+    insertionsMarkdown,
+    scoreReportMarkdown,
+    scoreSummary,
+    trivialNgramsMarkdown,
+} from '../src/core/format';
+import type { Insertion, InsertionsResult, ScoreResult } from '../src/core/protocol';
 
 const result: ScoreResult = {
     language: 'python',
@@ -87,4 +96,39 @@ test('the report shows per-order statistics and how references were found', () =
 test('the report lists further metrics such as RUBY', () => {
     const md = scoreReportMarkdown({ ...result, ruby: 0.5 } as ScoreResult, 'sel');
     assert.match(md, /\| RUBY \| 0\.500 \|/);
+});
+
+const landed = (over: Partial<Insertion>): Insertion => ({
+    id: 1,
+    time: '2026-11-26T10:04:31.000+00:00',
+    uri: 'file:///ws/c.py',
+    path: 'c.py',
+    range: { start: { line: 13, character: 0 }, end: { line: 27, character: 0 } },
+    lines: 14,
+    tokens: 120,
+    language: 'python',
+    verdict: 'copy',
+    kind: 'renamed',
+    similarity: 1,
+    crystalbleu: 0.83,
+    bleu: 0.85,
+    closest: { uri: 'file:///ws/a.py', label: 'a.py:1-14 (function merge_intervals)', bleu: 0.85, crystalbleu: 0.83 },
+    references: ['a.py:1-14 (function merge_intervals)'],
+    latencyMs: 52,
+    state: 'shown',
+    ...over,
+});
+
+test('the insertions report counts copies and lists each block', () => {
+    const result: InsertionsResult = {
+        insertions: [landed({}), landed({ id: 2, verdict: 'new', kind: null, similarity: 0.21, crystalbleu: 0.1, closest: null, note: undefined })],
+        summary: { landed: 2, copies: 1, new: 1, unscored: 0, kinds: { renamed: 1 }, dropped: 0 },
+    };
+    const md = insertionsMarkdown(result);
+    assert.match(md, /^# Inserted code \(this session\)\n\n2 blocks landed: 1 repeat code the workspace already has \(50 % of those scored\) \(1 renamed\), 1 new\.\n/);
+    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| when') && !l.startsWith('| ---'));
+    assert.equal(rows.length, 2);
+    assert.match(rows[0], /^\| \d\d:\d\d:\d\d \| c\.py:14-27 \| 14 \| renamed copy \| 1\.000 \| 0\.830 \| a\.py:1-14 \(function merge_intervals\) \|$/);
+    assert.match(rows[1], /\| new code \| 0\.210 \| 0\.100 \|  \|$/);
+    assert.match(insertionsMarkdown({ insertions: [], summary: { ...result.summary, landed: 0 } }), /Nothing has landed yet/);
 });

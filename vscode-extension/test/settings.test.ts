@@ -34,6 +34,11 @@ test('VS Code configuration object maps to the server keys only', () => {
         debounceMs: 0,
         maxFileBytes: 1000,
         referencesOutsideWorkspace: true,
+        insertions: false,
+        insertionMinLines: 5,
+        insertionThreshold: 0.8,
+        insertionDiagnostics: true,
+        insertionLensSeconds: 0,
         interpreter: ['/x/python'],
         installIfMissing: 'never',
         trace: { server: 'verbose' },
@@ -53,6 +58,13 @@ test('VS Code configuration object maps to the server keys only', () => {
         debounceMs: 0,
         maxFileBytes: 1000,
         referencesOutsideWorkspace: true,
+        insertions: false,
+        insertionMinLines: 5,
+        insertionThreshold: 0.8,
+        insertionDiagnostics: true,
+        insertionLensSeconds: 0,
+        showSimilar: false,
+        maxDiagnostics: 20,
     });
     assert.ok(!('interpreter' in m.settings));
     assert.ok(!('trace' in m.settings));
@@ -141,4 +153,18 @@ test('defaults and ranges are the ones package.json declares', () => {
     }
     assert.deepEqual(properties[`${SECTION}.severity`].enum, SEVERITIES);
     assert.deepEqual(properties[`${SECTION}.underline`].enum, UNDERLINES);
+});
+
+test('insertion settings out of range keep their defaults', () => {
+    const m = toServerSettings({ insertionMinLines: 0, insertionThreshold: 0, insertionLensSeconds: 86_401, insertions: 'yes' });
+    assert.equal(m.settings.insertionMinLines, DEFAULT_SETTINGS.insertionMinLines);
+    assert.equal(m.settings.insertionThreshold, DEFAULT_SETTINGS.insertionThreshold);
+    assert.equal(m.settings.insertionLensSeconds, DEFAULT_SETTINGS.insertionLensSeconds);
+    assert.equal(m.settings.insertions, true);
+    assert.deepEqual(m.problems, [
+        'crystalLsp.insertions: "yes" is not true or false; using true',
+        'crystalLsp.insertionMinLines: 0 is not an integer >= 1; using 3',
+        'crystalLsp.insertionThreshold: 0 is not a number in (0, 1]; using 0.6',
+        'crystalLsp.insertionLensSeconds: 86401 is not an integer <= 86400; using 120',
+    ]);
 });

@@ -45,7 +45,7 @@ class Side:
     noise: Bools
     """Per normalized token: inside a noise range."""
     header: list[int]
-    """:func:`crystal_lsp.clones.regions.header_prefix` of the entry."""
+    """:func:`crystal_lsp.clones.align.regions.header_prefix` of the entry."""
     noise_raw: Bools
     """Per raw token: inside a noise range."""
 

@@ -5,7 +5,7 @@ scan (same settings, same S sets), every pair of unchanged files aligns exactly 
 seeds are the same, and so are the chains, candidates and scores made from them -- unless a changed
 file moved a seed hash across the ``max-df`` boilerplate cut (its number of occurrences crossed
 it): then every pair of files holding that hash is aligned afresh too. The previous scan's outcome of the
-other pairs (:class:`~crystal_lsp.clones.alignment.PairRecord`: copies, filter counts) is reused,
+other pairs (:class:`~crystal_lsp.clones.align.alignment.PairRecord`: copies, filter counts) is reused,
 the rest computed, so the result equals a fresh scan's.
 """
 

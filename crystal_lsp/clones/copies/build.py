@@ -33,7 +33,7 @@ from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
-from crystal_lsp.clones.findings import LINES, SIMILAR, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
 from crystal_lsp.text.snippets import CLASS, FUNCTION
 
@@ -76,11 +76,38 @@ def findings_of(
     for family in found:
         out_findings.append(family_finding(work, family))
         folded[IN_FAMILY] += family.classes - 1
+    ranked, shown_again = without_repeats(sort_findings(out_findings))
+    folded[NESTED] += shown_again
     if focus is not None:
-        out_findings = [
-            f for f in out_findings if any(_loc_in_focus(loc, focus) for loc in f.locations)
-        ]
-    return sort_findings(out_findings), +folded
+        ranked = [f for f in ranked if any(_loc_in_focus(loc, focus) for loc in f.locations)]
+    return ranked, +folded
+
+
+def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The ranked findings without those a higher-ranked one already shows, and how many.
+
+    A finding whose every location lies within a location of one higher-ranked finding (two
+    functions of a window that the higher one pairs with another window) tells the reviewer
+    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
+    """
+    kept: list[Finding] = []
+    for finding in findings:
+        if any(
+            shown.level == finding.level or shown.level == COPY
+            for shown in kept
+            if all(
+                any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations
+            )
+        ):
+            continue
+        kept.append(finding)
+    return kept, len(findings) - len(kept)
+
+
+def _within(loc: Location, outer: Location) -> bool:
+    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
+    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
+    return loc.path == outer.path and outer.kind != FILE and inside
 
 
 def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
@@ -112,7 +139,22 @@ def _evidence(work: Workset, pair: RegionPair) -> Evidence:
     shared = sorted(names_a & names_b)
     apart = (pair.a.path, owner_a) != (pair.b.path, owner_b)
     parallel = ", ".join(shared[:3]) if shared and apart and owner_a >= 0 and owner_b >= 0 else ""
+    if not parallel and _parallel_modules(pair.a.path, pair.b.path):
+        parallel = f"{pair.a.path.rsplit('/', 1)[-1]} (one per folder)"
     return evidence(pair.a, a.heavy, a.noise_raw, pair.b, b.heavy, b.noise_raw, parallel)
+
+
+def _parallel_modules(a: str, b: str) -> bool:
+    """Files of the same name in different folders: one module per backend or platform."""
+    folder_a, _, name_a = a.lstrip("\0").rpartition("/")
+    folder_b, _, name_b = b.lstrip("\0").rpartition("/")
+    return name_a == name_b and folder_a != folder_b and name_a not in _GENERIC_NAMES
+
+
+# names every package has: two of them are not parallel implementations of one thing
+_GENERIC_NAMES = frozenset(
+    {"__init__.py", "index.js", "index.ts", "utils.py", "util.py", "helpers.py", "main.py"}
+)
 
 
 def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset[str], int]:
@@ -146,16 +188,35 @@ def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:
     """One clone class as a finding: the representative first, then its copies.
 
-    Its level is that of its best pair (most copied tokens times raw CrystalBLEU).
+    It is a copy when one of its pairs is (the best of those gives the evidence), else similar
+    structure with the evidence of its best pair (most copied tokens times raw CrystalBLEU).
     """
     locations = [location(work, r) for r in clone_class.regions]
     pairs = [
         Pair(0, k, pair.similarity, pair.crystalbleu, copied=pair.copied)
         for k, (_, pair) in enumerate(clone_class.members, 1)
     ]
-    best = max(range(len(pairs)), key=lambda k: pairs[k].copied * max(pairs[k].crystalbleu, 0))
-    level, why = level_of(evidences[best])
+    least = work.finder.config.min_tokens
+    levels = [
+        level_of(ev, short=_short(clone_class.representative, member, pair, least))
+        for (member, pair), ev in zip(clone_class.members, evidences)
+    ]
+    ranked = sorted(
+        range(len(pairs)), key=lambda k: -pairs[k].copied * max(pairs[k].crystalbleu, 0)
+    )
+    best = next((k for k in ranked if levels[k][0] == COPY), ranked[0])
+    level, why = levels[best]
     return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+
+
+def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
+    """Why a pair is a short repeat (too little copied code to act on), or None.
+
+    A whole function or class copied is a copy whatever its size; a few lines of one are not.
+    """
+    if pair.copied >= least or (rep.whole and member.whole):
+        return None
+    return f"a short repeat ({pair.copied} copied tokens, under {least})"
 
 
 def family_finding(work: Workset, family: Family) -> Finding:

@@ -54,10 +54,10 @@ class Family:
 def family_seeds(
     classes: Sequence[CloneClass], shares: Sequence[Sequence[float]], place: Place
 ) -> list[bool]:
-    """Which classes seed a family (module docstring); ``shares``: per member, vs the rep
-    (1 for a member that is the representative renamed: a copy, not a parallel unit).
+    """Which classes seed a family (module docstring).
 
-    A class seeds one when it has many parallel members, or when another class joins the same
+    ``shares``: per member, its share of lines identical to the representative's (1 for a
+    member that is the representative renamed: a copy, not a parallel unit). A class seeds one when it has many parallel members, or when another class joins the same
     three or more places too: two windows of parallel units (the methods of 2D, 3D and 4D
     vector classes) that did not align as one.
     """

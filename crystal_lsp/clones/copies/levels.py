@@ -8,14 +8,18 @@ structure** -- real similarity that nobody would act on -- when the evidence
 * a **family** of parallel units (:mod:`crystal_lsp.clones.copies.families`);
 * **vendored** code on both sides;
 * **sync/async twins** (the lines that differ are ``async``/``await``);
-* **parallel implementations**: methods of the same name in different classes (one per
-  backend, per platform: overrides), not verbatim;
+* **parallel implementations**: methods of the same name in different classes, or files of
+  the same name in different folders (one per backend, per platform), not verbatim;
 * **declarations**: most lines are signatures, overload stubs, decorators, imports, exports,
   data tables or docstrings;
 * **the same code over other data**: the lines that differ, differ in literals only, and on
   many lines;
 * **parallel structure**: fewer than half of the code lines are identical, and the rest is not
-  a renaming -- names and literals differ throughout.
+  a renaming -- names and literals differ throughout;
+* **a short repeat**: the best pair -- lines of units, not whole functions or classes -- shares
+  fewer than ``min-tokens`` copied tokens (aligned, outside signatures, imports and data: what
+  one refactoring would remove), a few lines nobody extracts (fewer than three quarters of it
+  are not findings at all).
 
 Every finding carries the phrases that decided its level, and how many lines are identical.
 """
@@ -50,10 +54,13 @@ def identity(ev: Evidence) -> str:
     return f"{ev.identical} of {lines} lines identical"
 
 
-def level_of(ev: Evidence, family: str | None = None) -> tuple[str, list[str]]:
+def level_of(
+    ev: Evidence, family: str | None = None, short: str | None = None
+) -> tuple[str, list[str]]:
     """The level of a finding whose best pair has evidence ``ev``, and the phrases saying why.
 
-    ``family``: the description of the family the finding is, if it is one.
+    ``family``: the description of the family the finding is, if it is one; ``short``: the
+    description of how little one refactoring would remove, if it is below a copy's worth.
     """
     shown = identity(ev)
     if family is not None:
@@ -67,6 +74,8 @@ def level_of(ev: Evidence, family: str | None = None) -> tuple[str, list[str]]:
             return SIMILAR, [phrase, shown]
     if ev.parallel and ev.share < VERBATIM:
         return SIMILAR, [f"parallel implementations of {ev.parallel}", shown]
+    if short is not None:
+        return SIMILAR, [short, shown]
     if ev.renamed:
         return COPY, [RENAMED, shown]
     if ev.literals_only and ev.share < DATA_SHARE:

@@ -5,6 +5,7 @@ and keeps the S sets; :mod:`.retrieval` is the inverted index of non-trivial shi
 """
 
 from crystal_lsp.clones.index.repo import RepoIndex
-from crystal_lsp.clones.index.state import BuildJob, FileState, Snapshot, build_job
+from crystal_lsp.clones.index.state import BuildJob, FileState, build_job
+from crystal_lsp.clones.snapshot import Snapshot
 
 __all__ = ["BuildJob", "FileState", "RepoIndex", "Snapshot", "build_job"]

@@ -29,7 +29,7 @@ from crystal_lsp.metric.sset import TriviallySharedSet, builtin_sset, suggest_k
 from crystal_lsp.text.entries import OK, Entry, Heavy
 from crystal_lsp.text.fingerprints import U64, text_sha
 from crystal_lsp.text.lexers import lexer_label, resolve_lexer
-from crystal_lsp.text.views import normalized
+from crystal_lsp.text.views import file_view
 
 
 class RepoIndex(Protocol):
@@ -234,7 +234,7 @@ def distinct_corpus(
     distinct = 0
     for done, path in enumerate(firsts, 1):
         heavy = index.heavy(path)
-        norm = normalized(heavy.texts, heavy.cats)
+        norm, _ = file_view(heavy.texts, heavy.cats)
         # files too short to have a 4-gram are left to this exact test
         digest = text_sha(norm)
         if digest not in seen_files:

@@ -1,11 +1,10 @@
 """The repository index: file entries by content, per-language S sets, incremental refresh.
 
 ``RepoIndex.refresh(paths)`` brings the index up to date with the given files (paths relative to
-the root, as listed by :mod:`crystal_lsp.clones.files` or any caller): files whose size and modification
-time match the manifest are not even read (unless they are racily clean, see :func:`trusted`),
-files whose content digest is known reuse their stored entry, and only new contents are
-tokenized, in parallel processes. In-memory contents (an editor's unsaved buffer, a staged blob)
-can be layered on top with ``overrides``.
+the root, as :mod:`crystal_lsp.clones.files` lists them): files whose stat data match the
+manifest are not read (unless racily clean, :mod:`crystal_lsp.clones.snapshot`), known contents reuse their stored
+entry, and only new contents are tokenized, in parallel processes. In-memory contents (an
+editor's unsaved buffer, a staged blob) can be layered on top with ``overrides``.
 
 Each language has two S sets, over raw tokens and over the normalized view
 (:mod:`crystal_lsp.clones.index.languagesets`), kept by the index and rebuilt when they drift.
@@ -18,7 +17,6 @@ import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from crystal_lsp.clones.index.languagesets import LanguageSets, is_current, language_sets
 from crystal_lsp.clones.index.state import (
@@ -27,11 +25,10 @@ from crystal_lsp.clones.index.state import (
     IndexEngine,
     LocalEngine,
     RefreshStats,
-    Snapshot,
     build_job,
-    trusted,
 )
 from crystal_lsp.clones.settings import ScanConfig
+from crystal_lsp.clones.snapshot import Snapshot, manifest_key, save_manifest, take_snapshot
 from crystal_lsp.clones.store import Store, decode
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.text import sources
@@ -88,75 +85,12 @@ class RepoIndex:
         *,
         verify: bool = False,
     ) -> Snapshot:
-        """Content digests of ``paths`` (relative, ``/``-separated), reading only changed files.
-
-        Files whose manifest entry is :func:`trusted` are not read at all; ``verify`` reads and
-        hashes every file regardless.
-        """
-        started = time.perf_counter()
-        # taken before any stat: every file read below is read at this moment or later
-        hashed_ns = time.time_ns()
-        stored = self.store.get(self._manifest_key)
-        manifest: dict[str, list[Any]] = stored if isinstance(stored, dict) else {}
-        overrides = dict(overrides or {})
-        snap = Snapshot(overrides=overrides)
-        for rel in sorted(set(paths) | set(overrides)):
-            if rel in overrides:
-                data = overrides[rel]
-                snap.contents[rel] = (content_sha(data), data)
-                continue
-            try:
-                st = sources.stat_regular(os.path.join(self.root, rel), self.root)
-            except SkippedFile as exc:
-                snap.skipped.append((rel, exc.reason))
-                continue
-            known = manifest.get(rel)
-            if not verify and trusted(known, st.st_size, st.st_mtime_ns):
-                snap.contents[rel] = (str(known[2]), None)
-                snap.manifest[rel] = known
-                continue
-            if self.config.max_file_bytes and st.st_size > self.config.max_file_bytes:
-                snap.skipped.append(
-                    (rel, f"too large ({st.st_size:,} bytes > {self.config.max_file_bytes:,})")
-                )
-                continue
-            self._hash(snap, rel, st, known, hashed_ns)
-        snap.old_manifest = manifest
-        snap.seconds = time.perf_counter() - started
-        return snap
-
-    def _hash(
-        self, snap: Snapshot, rel: str, st: os.stat_result, known: Any, hashed_ns: int
-    ) -> None:
-        """Read and hash one file into the snapshot, with its new manifest entry."""
-        try:
-            data = sources.read_bytes(
-                os.path.join(self.root, rel), self.config.max_file_bytes, self.root
-            )
-        except SkippedFile as exc:
-            snap.skipped.append((rel, exc.reason))
-            return
-        sha = content_sha(data)
-        entry = [st.st_size, st.st_mtime_ns, sha, hashed_ns]
-        if not (isinstance(known, list) and len(known) >= 3 and known[2] == sha):
-            snap.contents[rel] = (sha, data)
-            snap.manifest[rel] = entry
-            return
-        # the content the manifest records: the index has its entry, the bytes are not needed
-        # (a racily clean checkout would otherwise hold every file in memory)
-        snap.contents[rel] = (sha, None)
-        size, mtime_ns = st.st_size, st.st_mtime_ns
-        # keep the stored entry when the new one is no better (it is trusted, or both are still
-        # racy), so that an unchanged manifest is not rewritten
-        same_stat = known[:2] == [size, mtime_ns]
-        if same_stat and (trusted(known, size, mtime_ns) or not trusted(entry, size, mtime_ns)):
-            snap.manifest[rel] = known
-        else:
-            snap.manifest[rel] = entry
+        """Content digests of ``paths`` (see :func:`~crystal_lsp.clones.snapshot.take_snapshot`)."""
+        return take_snapshot(self.root, self.config, self.store, paths, overrides, verify=verify)
 
     @property
     def _manifest_key(self) -> str:
-        return f"manifest:{self._entry_sig}"
+        return manifest_key(self.config)
 
     def refresh(
         self,
@@ -190,9 +124,7 @@ class RepoIndex:
         self.generated = sorted(generated)
         stats.files = len(states)
         stats.skipped = self.skipped
-        manifest = snap.manifest if not overrides else {**snap.old_manifest, **snap.manifest}
-        if manifest != snap.old_manifest:
-            self.store.set(self._manifest_key, manifest)
+        save_manifest(self.store, self.config, snap)
         return stats
 
     def _reuse(

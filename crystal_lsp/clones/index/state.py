@@ -9,16 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeGuard
+from typing import Protocol
 
 from crystal_lsp.clones.store import encode
 from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
 from crystal_lsp.text.entries import Entry, build_entry
-
-RACY_MARGIN_NS = 2_000_000_000
-"""How much older than the moment it was hashed a file must be for its manifest entry to be
-trusted: timestamps are coarse (2 s on FAT, 1 s on HFS+ and ext3, a clock tick elsewhere), so a
-file written in the same interval may change again without its size or mtime changing."""
 
 
 @dataclass
@@ -29,34 +24,6 @@ class FileState:
     sha: str
     entry: Entry
     override: bool = False
-
-
-@dataclass
-class Snapshot:
-    """Which content each file has: ``contents[path] = (digest, bytes or None)``.
-
-    The bytes are kept only for contents the manifest does not already record for the path
-    (``None``: not read, or re-read and found unchanged, so the index has an entry for it).
-    ``manifest`` entries are ``[size, mtime_ns, digest, hashed_ns]`` (see :func:`trusted`).
-    """
-
-    contents: dict[str, tuple[str, bytes | None]] = field(default_factory=dict)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    manifest: dict[str, list[Any]] = field(default_factory=dict)
-    old_manifest: dict[str, list[Any]] = field(default_factory=dict)
-    overrides: dict[str, bytes] = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def digest(self) -> str:
-        """A digest of every (path, content) pair."""
-        import hashlib
-
-        h = hashlib.sha256()
-        for path, (sha, _) in sorted(self.contents.items()):
-            h.update(f"{path}\0{sha}\n".encode("utf-8", "surrogatepass"))
-        for path, reason in sorted(self.skipped):
-            h.update(f"!{path}\0{reason}\n".encode("utf-8", "surrogatepass"))
-        return h.hexdigest()[:24]
 
 
 @dataclass
@@ -107,19 +74,3 @@ def build_job(job: BuildJob) -> tuple[bytes, bytes]:
     )
     assert entry.heavy is not None
     return encode(entry.light_json()), encode(entry.heavy.to_json())
-
-
-def trusted(known: Any, size: int, mtime_ns: int) -> TypeGuard[list[Any]]:
-    """Whether a manifest entry may stand for a file of this size and mtime without reading it.
-
-    git's racy-clean rule: the entry must match, and the file must have been modified safely
-    (:data:`RACY_MARGIN_NS`) before it was hashed; a later change within the same timestamp
-    would leave size and mtime as they were. Entries of older manifests, which do not record
-    when they were hashed, and malformed entries are never trusted.
-    """
-    if not isinstance(known, list) or len(known) < 4:
-        return False
-    k_size, k_mtime, sha, hashed_ns = known[:4]
-    if not (isinstance(sha, str) and isinstance(k_mtime, int) and isinstance(hashed_ns, int)):
-        return False
-    return k_size == size and k_mtime == mtime_ns and k_mtime < hashed_ns - RACY_MARGIN_NS

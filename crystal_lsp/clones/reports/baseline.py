@@ -14,21 +14,16 @@ from collections.abc import Iterable
 
 from crystal_lsp.clones.findings import Finding
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.text.datafiles import read_json, write_atomic
 
 FORMAT = "crystal-lsp/baseline"
 
 
 def load_baseline(path: str) -> set[str]:
     """The finding ids of a baseline file (a missing file is an error)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:
-        raise CrystalError(
-            f"{path}: no such baseline file (create it with --update-baseline)"
-        ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CrystalError(f"{path}: not a readable baseline file ({exc})") from None
+    if not os.path.lexists(path):
+        raise CrystalError(f"{path}: no such baseline file (create it with --update-baseline)")
+    doc = read_json(path, "baseline file")
     if (
         not isinstance(doc, dict)
         or doc.get("format") != FORMAT
@@ -52,11 +47,8 @@ def write_baseline(path: str, findings: Iterable[Finding]) -> int:
         key=lambda row: str(row["id"]),
     )
     doc = {"format": FORMAT, "version": 1, "findings": rows}
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, ensure_ascii=False)
-        fh.write("\n")
-    os.replace(tmp, path)
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    write_atomic(path, text.encode("utf-8", "backslashreplace"), "--baseline")
     return len(rows)
 
 

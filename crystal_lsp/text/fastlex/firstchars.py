@@ -30,6 +30,13 @@ _CATEGORIES = {
     _C.CATEGORY_WORD: re.compile(r"\w"),
     _C.CATEGORY_NOT_WORD: re.compile(r"\W"),
 }
+# the ASCII codes of each category, and each code with its other case (sets are tested per
+# item, not per character: a lexer has a few hundred character sets to read in every process)
+_CATEGORY_CODES = {
+    category: frozenset(c for c in ASCII if test.match(chr(c)))
+    for category, test in _CATEGORIES.items()
+}
+_CASES = [frozenset({c, ord(chr(c).lower()), ord(chr(c).upper())}) for c in range(128)]
 
 
 def first_chars(pattern: re.Pattern[str]) -> frozenset[int]:
@@ -100,15 +107,21 @@ def _charset(items: list[tuple[Any, Any]], flags: int) -> set[int]:
     negate = any(op is _C.NEGATE for op, _ in items)
     if negate or (flags & re.IGNORECASE and _has_non_ascii(items)):
         return set(ASCII)
-    out: set[int] = set()
-    for code in ASCII:
-        variants = {code}
-        if flags & re.IGNORECASE:
-            char = chr(code)
-            variants |= {ord(char.lower()), ord(char.upper())}
-        if any(_in_item(op, arg, v) for op, arg in items for v in variants):
-            out.add(code)
-    return out
+    matched: set[int] = set()  # the ASCII codes some item of the set matches
+    for op, arg in items:
+        if op is _C.LITERAL:
+            matched.add(arg)
+        elif op is _C.RANGE:
+            matched.update(range(arg[0], min(arg[1], 127) + 1))
+        elif op is _C.CATEGORY and arg in _CATEGORY_CODES:
+            matched |= _CATEGORY_CODES[arg]
+        else:
+            return set(ASCII)
+    matched &= ASCII
+    if not flags & re.IGNORECASE:
+        return matched
+    # a code is in when it, or its other case, is matched
+    return {code for code in ASCII if not matched.isdisjoint(_CASES[code])}
 
 
 def _has_non_ascii(items: list[tuple[Any, Any]]) -> bool:
@@ -118,14 +131,3 @@ def _has_non_ascii(items: list[tuple[Any, Any]]) -> bool:
         if op is _C.RANGE and arg[1] >= 128:
             return True
     return False
-
-
-def _in_item(op: Any, arg: Any, code: int) -> bool:
-    if op is _C.LITERAL:
-        return bool(arg == code)
-    if op is _C.RANGE:
-        return bool(arg[0] <= code <= arg[1])
-    if op is _C.CATEGORY:
-        test = _CATEGORIES.get(arg)
-        return test is None or test.match(chr(code)) is not None
-    return True

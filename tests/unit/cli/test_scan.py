@@ -523,11 +523,11 @@ DAMAGE = [_truncate_half, _truncate_empty, _garble_head, _garble_middle]
 @pytest.fixture(scope="module")
 def damaged_repo(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     root = tmp_path_factory.mktemp("damage") / "repo"
-    # big.py's index entry is larger than 32 KiB: diskcache keeps it in a file of its own
+    # big.py's index entries are larger than 32 KiB: diskcache keeps each in a file of its own
     return write_tree(
         root,
         {
-            "big.py": filler(200),
+            "big.py": filler(400),
             "shop/orders.py": module(IMPORTS, ORIGINAL, UNRELATED[0]),
             "shop/invoices.py": module(UNRELATED[1], renamed()),
         },

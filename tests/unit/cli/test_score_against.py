@@ -9,6 +9,7 @@ import pytest
 from scan_samples import GETTERS_A, ORIGINAL, UNRELATED, module, renamed, write_tree
 
 from crystal_lsp.cli.main import main
+from crystal_lsp.clones.settings import ScanConfig
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -50,6 +51,57 @@ def test_against_lists_the_best_regions(
     code, out, _ = run(["score", "--hyp", str(hyp), "--against", str(repo)], capsys)
     assert code == 0 and "reference z_orders.py:" in out and "regions aligned" in out
     assert "BP = " in out and "hyp_len = " in out
+
+
+def test_against_gives_the_clone_finders_verdict_and_no_trivial_regions(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hyp = tmp_path / "hyp.py"
+    hyp.write_text(renamed(ORIGINAL), encoding="utf-8")
+    argv = ["score", "--hyp", str(hyp), "--against", str(repo)]
+    code, out, err = run([*argv, "--format", "json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    # raw CrystalBLEU of a renamed copy is low; the finder says what it is, as scan and MCP do
+    assert doc["crystalbleu"] < 0.5
+    verdict = doc["verdict"]
+    assert verdict["type"] == "renamed" and verdict["similarity"] == pytest.approx(1.0)
+    assert verdict["original"].startswith("z_orders.py:")
+    assert verdict["text"] == (
+        f"renamed copy of {verdict['original']} (function summarize_orders), similarity 1.00"
+    )
+    # 1-2-line regions (a shared `return` line) are left out and counted, not references
+    assert [r["label"] for r in doc["references"]["regions"]] == [verdict["original"]]
+    assert doc["references"]["leftOut"]["fewer than 5 lines"] >= 1
+    code, out, _ = run(argv, capsys)
+    lines = out.splitlines()
+    assert lines[0].endswith(f"the 1 best region of {repo}")
+    assert lines[1] == f"  verdict: {verdict['text']}"
+
+
+def test_against_says_when_nothing_is_copied(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hyp = tmp_path / "hyp.py"
+    hyp.write_text(module(*UNRELATED[1:3]), encoding="utf-8")
+    (repo / "b_util.py").write_text(module(*UNRELATED[:1]), encoding="utf-8")
+    code, out, err = run(["score", "--hyp", str(hyp), "--against", str(repo)], capsys)
+    assert code == 0, err
+    threshold = ScanConfig().threshold
+    assert f"  verdict: no copy found (clone finder threshold {threshold:g})" in out.splitlines()
+
+
+def test_a_hypothesis_inside_the_folder_is_not_its_own_copy(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hyp = repo / "c_copy.py"
+    hyp.write_text(renamed(ORIGINAL), encoding="utf-8")
+    argv = ["score", "--hyp", str(hyp), "--against", str(repo), "--format", "json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["verdict"]["original"].startswith("z_orders.py:")
+    assert not any(r["label"].startswith("c_copy.py") for r in doc["references"]["regions"])
 
 
 def test_against_a_file_means_its_best_regions(

@@ -127,3 +127,31 @@ def test_paired_test_needs_the_same_items(
     baseline = _jsonl(tmp_path / "base.jsonl", POOR, ["a", "b", "c", "x"])
     code, _, err = run(["score", "--jsonl", str(system), "--baseline", str(baseline)], capsys)
     assert code == 2 and len(err.splitlines()) == 1 and "1 of 4 items missing" in err
+
+
+def test_duplicate_ids_are_an_error_naming_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _jsonl(tmp_path / "pairs.jsonl", GOOD, ["a", "b", "a", "b"])
+    code, out, err = run(["score", "--jsonl", str(path), "--metric", "bleu"], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"crystal-lsp: error: {path}:3: duplicate id 'a' (first on line 1)\n"
+
+
+def test_lines_end_only_at_line_ends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a form feed, a vertical tab or U+2028 inside a snippet (raw in a JSON string too) does not
+    # split it, as str.splitlines would; \r\n, \r and \n do
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("x = 1\f y = 2\r\nz = f(a)\u2028 + b\rw = 3\n", encoding="utf-8", newline="")
+    ref.write_text("x = 1\v y = 2\nz = f(a) + b\nw = 3", encoding="utf-8", newline="")
+    argv = ["score", "--lines", "--hyp", str(hyp), "--ref", str(ref), "--lang", "python"]
+    code, out, err = run([*argv, "--metric", "bleu", "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["pairs"] == 3
+    rows = [{"id": "p", "hypothesis": "a\u2028b", "references": ["a b"]}]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n", encoding="utf-8")
+    code, out, err = run(
+        ["score", "--jsonl", str(path), "--lang", "python", "--metric", "bleu"], capsys
+    )
+    assert code == 0, err

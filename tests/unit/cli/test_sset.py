@@ -9,6 +9,7 @@ import pytest
 
 import crystal_lsp
 from crystal_lsp.cli.main import main
+from crystal_lsp.cli.sset import collect_jobs
 from crystal_lsp.metric.sset import TriviallySharedSet
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -165,3 +166,48 @@ def test_plot_without_matplotlib_is_a_usage_error(
     code, _, err = run(["sset", "show", str(target), "--plot", str(tmp_path / "x.png")], capsys)
     assert code == 2 and "--plot needs the plot extra (matplotlib); install it with: " in err
     assert err.rstrip().endswith("[plot]'")
+
+
+def _pair_folder(root: Path) -> Path:
+    """A pair-labeled folder (code.jsonl + pairs.jsonl, with a meta.json as shipped sets have)."""
+    rows = [json.loads(line) for line in (DATA / "tiny_dataset.jsonl").read_text().splitlines()]
+    root.mkdir()
+    (root / "code.jsonl").write_text(
+        "".join(
+            json.dumps({"id": r["id"], "lang": "python", "code": r["code"]}) + "\n" for r in rows
+        )
+    )
+    pairs = [
+        {"a": a["id"], "b": b["id"], "label": int(a["class"] == b["class"]), "split": a["split"]}
+        for i, a in enumerate(rows)
+        for b in rows[i + 1 :]
+        if a["split"] == b["split"]
+    ]
+    (root / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs))
+    (root / "meta.json").write_text(json.dumps({"kind": "pair-labeled", "name": "tiny"}))
+    return root
+
+
+def test_build_from_a_pair_labeled_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _pair_folder(tmp_path / "pairs")
+    rows = [json.loads(line) for line in (folder / "code.jsonl").read_text().splitlines()]
+    target = tmp_path / "s.json"
+    argv = ["sset", "build", str(folder), "-o", str(target), "-k", "30", "--format", "json"]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    assert "skipped" not in err
+    sset = TriviallySharedSet.load(target)
+    assert (sset.documents, sset.language) == (24, "python")  # the programs, not meta.json
+    docs = [crystal_lsp.tokenize(r["code"], "python").texts for r in rows]
+    assert sset.counts == crystal_lsp.build_sset(docs, 30).counts
+    code, _, _ = run([*argv, "--split", "train"], capsys)
+    assert code == 0
+    assert TriviallySharedSet.load(target).documents == 8
+    # the local reader (score --corpus) takes the same programs, a split's ordered by id
+    jobs, language, skipped = collect_jobs([str(folder)], None, "train", 10**6)
+    fixture = [json.loads(line) for line in (DATA / "tiny_dataset.jsonl").read_text().splitlines()]
+    train = sorted((r for r in fixture if r["split"] == "train"), key=lambda r: str(r["id"]))
+    assert [j[1] for j in jobs] == [r["code"] for r in train]
+    assert (language, skipped) == ("python", [])

@@ -23,8 +23,9 @@ from crystal_lsp.distributed.disting import EngineSteps, RemoteMetric
 from crystal_lsp.distributed.engine import LocalEngine
 from crystal_lsp.distributed.scan import run_scan_on_engine
 from crystal_lsp.metric.datasets import load_items
-from crystal_lsp.metric.disting import evaluate_metric, sample_pairs
+from crystal_lsp.metric.disting import evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
+from crystal_lsp.metric.sampling import sample_pairs
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import build_sset
 from crystal_lsp.text.parallel import tokenize_many

@@ -71,12 +71,28 @@ def test_a_symlink_out_of_the_root_is_refused(workspace: Workspace, tmp_path: Pa
 
 
 def test_languages(workspace: Workspace) -> None:
-    assert workspace.language_of("py", None, "") == "python"
-    assert workspace.language_of(None, "a/b.java", "class A {}") == "java"
+    assert workspace.explicit_language("py", None, "") == "python"
+    assert workspace.explicit_language(None, "a/b.java", "class A {}") == "java"
+    assert workspace.explicit_language(None, None, "#!/usr/bin/env python3\nx = 1\n") == "python"
+    assert workspace.explicit_language(None, None, "SELECT a FROM b") is None  # a guess
     with pytest.raises(ToolInputError, match="unknown language"):
-        workspace.language_of("klingon", None, "")
-    with pytest.raises(ToolInputError, match="pass language"):
-        workspace.language_of(None, None, "a b c")
+        workspace.explicit_language("klingon", None, "")
+    # a guess is one of the repository's languages, never Pygments' alone
+    assert workspace.submit(workspace.guess_languages, "SELECT a FROM b").result() == ["python"]
+
+
+def test_without_languages_in_the_repository_a_guess_needs_a_lexer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRYSTAL_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "repo").mkdir()
+    ws = Workspace(str(tmp_path / "repo"), jobs=1)
+    try:
+        ws.start().result(timeout=120)
+        with pytest.raises(ToolInputError, match="pass language"):
+            ws.submit(ws.guess_languages, "a b c").result()
+    finally:
+        ws.close()
 
 
 def test_a_renamed_copy_is_found_and_the_snippet_leaves_the_index(workspace: Workspace) -> None:

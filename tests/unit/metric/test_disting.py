@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,15 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crystal_lsp import CrystalError
-from crystal_lsp.metric.datasets import Item, assign_splits, iter_items, load_items
+from crystal_lsp.metric.datasets import Item, assign_splits, first_duplicate, iter_items, load_items
 from crystal_lsp.metric.disting import (
     MetricReport,
-    PairSets,
-    count_exact_pairs,
     evaluate_metric,
-    exact_pairs,
     roc_auc,
-    sample_pairs,
     threshold_classifier,
 )
 from crystal_lsp.metric.registry import (
@@ -29,6 +26,7 @@ from crystal_lsp.metric.registry import (
     metric_names,
     parse_metric_list,
 )
+from crystal_lsp.metric.sampling import PairSets, count_exact_pairs, exact_pairs, sample_pairs
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import build_sset
 from crystal_lsp.text.tokens import tokenize
@@ -126,13 +124,16 @@ def test_classwise_exact_pairs_shapes() -> None:
         assert sorted(refs) == [i for i in INDICES if CLASSES[i] == CLASSES[refs[0]]]
 
 
-@pytest.mark.parametrize("protocol", ["pairs", "classwise"])
-def test_sample_pairs_is_deterministic_and_well_formed(protocol: str) -> None:
+@pytest.mark.parametrize(("protocol", "sizes"), [("pairs", (10, 35)), ("classwise", (200, 200))])
+def test_sample_pairs_is_deterministic_and_well_formed(
+    protocol: str, sizes: tuple[int, int]
+) -> None:
     a = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol, sampling="uniform")
     b = sample_pairs(CLASSES, INDICES, 200, seed=7, protocol=protocol, sampling="uniform")
     c = sample_pairs(CLASSES, INDICES, 200, seed=8, protocol=protocol, sampling="uniform")
     assert a == b and a != c
-    assert len(a.intra) == len(a.inter) == 200
+    # the pairs protocol draws distinct unordered pairs: all 10 intra and 35 inter ones exist
+    assert (len(a.intra), len(a.inter)) == sizes
     for hyp, refs in a.intra:
         assert refs and hyp not in refs
         assert all(CLASSES[r] == CLASSES[hyp] for r in refs)
@@ -141,17 +142,20 @@ def test_sample_pairs_is_deterministic_and_well_formed(protocol: str) -> None:
         assert all(CLASSES[r] != CLASSES[hyp] for r in refs)
 
 
-def test_sampled_intra_pairs_are_uniform_over_all_intra_pairs() -> None:
-    # 'c' has 12 of the 20 ordered intra pairs, 'a' 6, 'b' 2; 'd' has none.
-    sampled = sample_pairs(CLASSES, INDICES, 4000, seed=1, sampling="uniform")
-    per_class = Counter(CLASSES[h] for h, _ in sampled.intra)
-    assert set(per_class) == {"a", "b", "c"}
-    assert per_class["c"] / 4000 == pytest.approx(12 / 20, abs=0.04)
-    assert per_class["b"] / 4000 == pytest.approx(2 / 20, abs=0.03)
+def test_uniform_intra_pairs_follow_the_share_of_each_class() -> None:
+    # 'c' has 6 of the 10 unordered intra pairs, 'a' 3, 'b' 1; 'd' has none: the first pair
+    # drawn, over many seeds, is from 'c' six times in ten
+    first = Counter(
+        CLASSES[sample_pairs(CLASSES, INDICES, 1, seed=s, sampling="uniform").intra[0][0]]
+        for s in range(3000)
+    )
+    assert set(first) == {"a", "b", "c"}
+    assert first["c"] / 3000 == pytest.approx(6 / 10, abs=0.04)
+    assert first["b"] / 3000 == pytest.approx(1 / 10, abs=0.03)
 
 
 def test_sample_pairs_errors() -> None:
-    with pytest.raises(CrystalError, match="two items"):
+    with pytest.raises(CrystalError, match="has two items"):
         sample_pairs(["a", "b", "c"], [0, 1, 2], 5, 0)
     with pytest.raises(CrystalError, match="one class"):
         sample_pairs(["a", "a"], [0, 1], 5, 0)
@@ -282,3 +286,25 @@ def test_metric_registry() -> None:
         parse_metric_list(" , ")
     with pytest.raises(CrystalError, match="needs a trivially shared set"):
         make_metric("crystalbleu", MetricConfig())
+
+
+def test_duplicate_ids_are_an_error_naming_the_first(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    rows = [{"id": i, "class": "a", "code": "x"} for i in (1, 2, 3, 2, 1)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(CrystalError) as raised:
+        load_items(path)
+    assert str(raised.value) == f"{path}: duplicate id '2' (items 2 and 4); ids must be unique"
+    assert first_duplicate(["a", "b", "c"]) is None
+    assert first_duplicate(["a", "b", "b", "a"]) == ("b", 1, 2)
+
+
+def test_a_zero_inter_class_value_leaves_distinguishability_undefined_not_inf() -> None:
+    codes = ["a b c d", "a b c d", "w x y z", "w x y z"]
+    prepared = [PreparedItem(c, tokenize(c, "generic")) for c in codes]
+    metric = make_metric("bleu", MetricConfig(language="generic"))
+    metric.prepare(prepared)
+    report = evaluate_metric(metric, exact_pairs(["p", "p", "q", "q"], [0, 1, 2, 3]), None)
+    assert (report.intra_mean, report.inter_mean) == (1.0, 0.0)
+    assert report.distinguishability is None and report.to_json()["distinguishability"] is None
+    assert report.pair_scores["test_inter"] == [0.0] * 8

@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from crystal_lsp.metric.disting import evaluate_metric, exact_pairs, sample_pairs
+from crystal_lsp.metric.disting import evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric, metric_names
+from crystal_lsp.metric.sampling import exact_pairs, sample_pairs
 from crystal_lsp.text.tokens import tokenize
 
 # one large class and five small ones: uniform sampling over pairs is dominated by 'big'

@@ -66,3 +66,26 @@ def test_bad_lines_and_folders_are_one_line_errors(tmp_path: Path) -> None:
     (root / "test.txt").write_text("100 101\n")
     with pytest.raises(CrystalError, match=r"test\.txt:1: expected 'idx1 idx2 label'"):
         load_pair_dataset(str(root))
+
+
+def test_duplicate_ids_are_an_error_naming_the_first(tmp_path: Path) -> None:
+    root = _write_pairs_layout(tmp_path / "set")
+    code = root / "code.jsonl"
+    code.write_text(code.read_text() + json.dumps({"id": "p1", "code": "y = 2\n"}) + "\n")
+    with pytest.raises(CrystalError) as raised:
+        load_pair_dataset(str(root))
+    assert str(raised.value) == f"{code}:5: duplicate id 'p1' (first on line 2)"
+    glue = _write_codexglue(tmp_path / "bcb")
+    data = glue / "data.jsonl"
+    data.write_text(data.read_text() + json.dumps({"func": "int g() {}", "idx": "100"}) + "\n")
+    with pytest.raises(
+        CrystalError, match=r"data\.jsonl:5: duplicate id '100' \(first on line 1\)"
+    ):
+        load_pair_dataset(str(glue))
+
+
+def test_programs_of_a_split_are_ordered_by_id(tmp_path: Path) -> None:
+    data = load_pair_dataset(str(_write_codexglue(tmp_path / "bcb")))
+    assert data.programs() == [0, 1, 2, 3]
+    assert data.programs("test") == [0, 1, 3]
+    assert data.programs("nothing") == []

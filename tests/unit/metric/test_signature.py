@@ -9,6 +9,7 @@ from crystal_lsp import Signature, __version__
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.smoothing import Smoothing
 from crystal_lsp.metric.sset import TriviallySharedSet
+from crystal_lsp.text.lexers import lexer_label, resolve_lexer
 
 README_EXAMPLE = (
     "crystalbleu|tok:pygments-2.21.0|lang:java|comments:no|k:500|n:4|smooth:m1:eps=0.0001|"
@@ -98,3 +99,24 @@ def test_signatures_differ_when_settings_differ() -> None:
     assert CrystalBLEU(sset, comments=True).signature != base
     assert CrystalBLEU(TriviallySharedSet({("a",): 4}, k=1)).signature != base
     assert CrystalBLEU(sset, variant="weight").signature != base
+
+
+@pytest.mark.parametrize(
+    ("language", "tokenizer"),
+    [
+        ("text", "crystal-lsp-text"),
+        ("generic", "crystal-lsp-generic"),
+        ("python", f"pygments-{pygments.__version__}"),
+        ("-", f"pygments-{pygments.__version__}"),
+    ],
+)
+def test_the_signature_names_the_tokenizer_of_the_language(language: str, tokenizer: str) -> None:
+    # text and generic are crystal_lsp's own lexers, not Pygments'
+    for sset in (None, TriviallySharedSet({("a",): 2}, k=1)):
+        signature = CrystalBLEU(sset, language=language).signature
+        assert signature.tokenizer == tokenizer
+        assert f"|tok:{tokenizer}|lang:{language}|" in str(signature)
+    label = lexer_label(resolve_lexer(language if language != "-" else "python"))
+    assert label.endswith(
+        f"@crystal-lsp-{__version__}" if "crystal" in tokenizer else f"@{tokenizer}"
+    )

@@ -108,9 +108,11 @@ def test_related_information_describes_every_other_copy() -> None:
         ("file:///w/a.py", "function parse (representative, similarity 0.93)"),
         ("file:///w/c.py", "lines 3-9 (same clone class)"),
     ]
+    # a.py's copy is a whole function, underlined on its header line: its full range comes last
     [flag] = _flags("a.py", B_TEXT, RANGE)
     related = related_of(flag, _Ranges())  # type: ignore[arg-type]
     assert [r.message for r in related] == [
         "lines 12-30 of function main (similarity 0.93)",
         "lines 3-9 (similarity 0.80)",
+        "this copy: function parse (lines 1-20)",
     ]

@@ -11,6 +11,8 @@ def test_each_server_is_fresh_and_fully_registered() -> None:
     for server in (first, second):
         assert list(server.protocol.fm.commands) == [
             "crystal.showDocument",
+            "crystal.compare",
+            "crystal.insertions",
             "crystal.scoreSelection",
             "crystal.scoreText",
             "crystal.showTrivialNgrams",
@@ -29,5 +31,7 @@ def test_each_server_is_fresh_and_fully_registered() -> None:
             "workspace/didChangeWorkspaceFolders",
             "textDocument/hover",
             "textDocument/codeAction",
+            "textDocument/codeLens",
+            "crystal/insertions",
             "crystal/score",
         ]

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.server.alignment import (
     CHANGED,
+    DIFF_WIDTH,
     GAP,
     HERE_ONLY,
     RENAMED,
     SAME,
     THERE_ONLY,
-    WIDTH,
     Line,
     Row,
     align,
-    excerpt,
+    diff_excerpt,
     pick,
 )
 from crystal_lsp.server.buffers import DocumentSnapshot
@@ -120,22 +122,6 @@ def test_pick_keeps_the_differing_rows_of_a_long_alignment() -> None:
     assert len(shown) == 12 and {0, 1, 19, 20, 21, 24, 25, 26} <= set(shown)
 
 
-def test_excerpt_is_a_two_column_code_block() -> None:
-    here_text = "\n".join(["x"] * 9 + ["    if ready:", "        go(" + "a" * 60 + ")"])
-    there_text = "\tif done:\n\t\tstop()\n"
-    rows = [Row(RENAMED, 10, 1), Row(CHANGED, 11, 2), Row(THERE_ONLY, None, 3)]
-    block = excerpt(rows, here_text, there_text + "\t\tmore()\n", ("this copy (a.py)", "b.py"))
-    lines = block.split("\n")
-    assert lines[0] == "```text" and lines[-1] == "```"
-    assert lines[1].startswith("  this copy (a.py)") and lines[1].endswith("│ b.py")
-    assert lines[2] == f"~ 10 {'if ready:':<{WIDTH}} │  1 if done:"
-    assert lines[3].startswith(f"! 11     go({'a' * (WIDTH - 8)}… │  2     stop()")
-    assert lines[4] == f"- {' ' * (3 + WIDTH)} │  3     more()"
-    assert GAP not in block
-    fenced = excerpt([Row(SAME, 1, 1)], "a = '```'", "a = '```'", ("x", "y"))
-    assert fenced.startswith("````text\n") and fenced.endswith("\n````")
-
-
 @pytest.fixture
 def folder(tmp_path: Path) -> Folder:
     (tmp_path / "config.py").write_text(PARSE, encoding="utf-8")
@@ -163,42 +149,88 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     assert message.endswith(
         "names changed consistently; 1 of 26 lines identical (this copy: lines 4-29)"
     )
-    assert markdown.startswith("**crystal: near copy** — function main (tool.py:4-29, python)")
     uri = (Path(folder.root or "") / "config.py").as_uri()
+    first, second, third = markdown.split("\n", 3)[:3]
+    assert first.startswith(
+        f"**crystal: near copy** · `-` [config.py:1-17]({uri}#L1) · `+` this copy · "
+        "similarity **0.6"
+    )
+    assert re.search(r"CrystalBLEU 0\.\d{3} · \[compare\]\(command:", first)
+    assert (second, third) == ("", "```diff")  # the diff right under the head
+    assert "- this copy: function main (tool.py:4-29, python)" in markdown
     assert (
         f"- other copy: [config.py:1-17]({uri}#L1) function parse_config "
         "(the representative of the class)"
     ) in markdown
-    assert re.search(r"- similarity \*\*0\.6\d\d\*\*, CrystalBLEU 0\.\d{3}, BLEU 0\.\d{3}, "
-                     r"\d+ copied tokens", markdown)  # fmt: skip
+    assert re.search(r"- \d+ copied tokens, BLEU 0\.\d{3}", markdown)
     assert "- clone class: 2 copies, lowest similarity 0.6" in markdown
     assert "(this copy is a member)" in markdown
-    assert "Corresponding lines (showing 12 of 27, differing ones kept):" in markdown
-    rows = markdown.split("```text\n", 1)[1].split("\n```", 1)[0].split("\n")
-    assert "this copy (tool.py)" in rows[0] and "other copy (config.py)" in rows[0]
-    by_number = {int(r[2:5]): r for r in rows[1:] if r[2:5].strip().isdigit()}
-    assert by_number[4].startswith("~  4 def main(argv):")
-    assert by_number[4].endswith("│  1 def parse_config(path):")
-    assert by_number[5].startswith("+  5     if len(argv) < 2:") and by_number[5].endswith("│")
-    assert by_number[21].startswith("! 21                 setting = float(setting")
-    assert by_number[21].endswith("│ 13                 value = int(value)")
-    assert by_number[25].startswith("+ 25             seen.add(name)")
-    assert "`~` renamed" in markdown and "`!` changed" in markdown
+    assert "*6 of 27 corresponding lines, the differing ones kept.*" in markdown
+    rows = _diff(markdown)
+    assert rows[:3] == [
+        "- 1 def parse_config(path):",
+        "+ 4 def main(argv):",
+        "+ 5     if len(argv) < 2:",
+    ]
+    assert len(rows) <= 2 * 6 + 2 and max(len(r) for r in rows) <= 2 + 3 + 64
+    assert markdown.index("```diff") < markdown.index("- this copy:")  # the diff comes first
     assert "Shared non-trivial n-grams" in markdown
     assert markdown.count("```") % 2 == 0
+    [link] = re.findall(r"\[compare\]\(command:crystal\.compare\?([^)]*)\)", markdown)
+    [spec] = json.loads(unquote(link))
+    assert spec["left"]["uri"] == uri and spec["left"]["range"]["start"]["line"] == 0
+    assert (
+        spec["right"]["uri"].endswith("/tool.py") and spec["right"]["range"]["start"]["line"] == 3
+    )
 
 
 def test_hover_of_the_representative_shows_its_closest_copy(folder: Folder) -> None:
     markdown, message = _hover(folder, "config.py", PARSE, underline="firstLine")
     assert ") of function main in tool.py:4: " in message
     assert message.endswith(" (this copy: lines 1-17)")
+    assert markdown.startswith("**crystal: near copy** · `-` [tool.py:4-29](")
     assert "- other copy: [tool.py:4-29](" in markdown
     assert "function main (closest)" in markdown
     assert "(this copy is the representative)" in markdown
-    rows = markdown.split("```text\n", 1)[1].split("\n```", 1)[0].split("\n")
-    assert any(
-        r.startswith("~  1 def parse_config(path):") and "4 def main(argv):" in r for r in rows
-    )
-    assert any(r.startswith("-") and r.endswith("│  5     if len(argv) < 2:") for r in rows)
-    assert any(r.startswith("! 13                 value = int(value)") for r in rows)
-    assert any(r.startswith("+ 17     return settings") for r in rows)
+    rows = _diff(markdown)
+    assert rows[:2] == ["- 4 def main(argv):", "+ 1 def parse_config(path):"]
+    assert "- 5     if len(argv) < 2:" in rows
+
+
+def _diff(markdown: str) -> list[str]:
+    return markdown.split("```diff\n", 1)[1].split("\n```", 1)[0].split("\n")
+
+
+def test_diff_excerpt_is_one_narrow_column() -> None:
+    here_text = "\n".join(["x"] * 9 + ["    if ready:", "        go(" + "a" * 80 + ")"])
+    here_text += "\n    end()"
+    there_text = "\tif done:\n\t\tstop()\n\t\tmore()\n\tend()\n"
+    rows = [Row(RENAMED, 10, 1), Row(CHANGED, 11, 2), Row(THERE_ONLY, None, 3), Row(SAME, 12, 4)]
+    block = diff_excerpt(rows, here_text, there_text)
+    assert block.split("\n") == [
+        "```diff",
+        "-  1 if done:",
+        "+ 10 if ready:",
+        "-  2     stop()",
+        f"+ 11     go({'a' * (DIFF_WIDTH - 8)}…",
+        "-  3     more()",
+        "  12 end()",
+        "```",
+    ]
+    long = [Row(SAME, n, n) for n in range(1, 21)]
+    assert block_lines(diff_excerpt(long, "a\n" * 20, "a\n" * 20, 4)) == [
+        "  1 a",
+        "  2 a",
+        "  3 a",
+        "  4 a",
+        f"@@ {GAP} @@",
+    ]
+
+
+def test_diff_excerpt_fences_code_holding_backticks() -> None:
+    fenced = diff_excerpt([Row(SAME, 1, 1)], "a = '```'", "a = '```'")
+    assert fenced.startswith("````diff\n") and fenced.endswith("\n````")
+
+
+def block_lines(block: str) -> list[str]:
+    return block.split("\n")[1:-1]

@@ -20,6 +20,7 @@ from crystal_lsp.text.entries import (
     detect_status,
 )
 from crystal_lsp.text.fingerprints import shingles, text_sha
+from crystal_lsp.text.packing import pack_ints, unpack_ints
 from crystal_lsp.text.tokens import tokenize
 from crystal_lsp.text.views import normalized
 
@@ -220,16 +221,22 @@ def test_light_json_of_an_entry_without_snippets() -> None:
 @pytest.mark.parametrize(
     ("change", "error"),
     [
-        pytest.param(lambda d: d.pop("h4"), KeyError, id="missing-key"),
+        pytest.param(lambda d: d.pop("ids"), KeyError, id="missing-key"),
         pytest.param(
-            lambda d: d.__setitem__("npos", d["npos"][:-8]), ValueError, id="positions-short"
+            lambda d: d.__setitem__("gaps", d["gaps"][:-8]), ValueError, id="positions-short"
         ),
         pytest.param(
-            lambda d: d.__setitem__("h4", d["h4"][:8] + "B" * 8 + d["h4"][16:]),
+            lambda d: d.__setitem__(
+                "vocabulary", d["vocabulary"][:8] + "B" * 8 + d["vocabulary"][16:]
+            ),
             None,
             id="garbled-hashes-same-length",
         ),
-        pytest.param(lambda d: d.__setitem__("h4", "AAAA"), ValueError, id="hashes-truncated"),
+        pytest.param(
+            lambda d: d.__setitem__("vocabulary", "AAAA"), ValueError, id="hashes-truncated"
+        ),
+        pytest.param(lambda d: d.__setitem__("ids", "AAA"), ValueError, id="ids-truncated"),
+        pytest.param(lambda d: d.__setitem__("id_bytes", 3), ValueError, id="odd-id-width"),
         pytest.param(lambda d: d.__setitem__("tokens", 3), ValueError, id="positions-past-tokens"),
     ],
 )
@@ -257,8 +264,8 @@ def test_heavy_json_round_trip() -> None:
     doc = json.loads(json.dumps(heavy.to_json()))
     back = Heavy.from_json(doc)
     assert back == heavy
-    # offsets and lines are delta-encoded: small numbers only
-    assert max(doc["starts"]) < 100 and max(doc["lines"]) <= 3
+    # offsets and lines are packed differences: small numbers, one byte each
+    assert doc["starts"][0] == 1 and doc["lines"][0] == 1
     meta = built.snippets[0]
     assert back.normalized(meta.start, meta.end) == normalized(
         heavy.texts[meta.start : meta.end], heavy.cats[meta.start : meta.end]
@@ -270,3 +277,20 @@ def test_heavy_json_columns_must_agree() -> None:
     doc["cats"] = doc["cats"][:-1]
     with pytest.raises(ValueError, match="differ in length"):
         Heavy.from_json(doc)
+
+
+@pytest.mark.parametrize(
+    "values", [[], [0], [5, 3, 9], [0, 2**33, 2**33 + 1], list(range(0, 70_000, 7))]
+)
+def test_int_columns_round_trip(values: list[int]) -> None:
+    packed = json.loads(json.dumps(pack_ints(values)))
+    assert unpack_ints(packed) == values
+
+
+def test_int_columns_of_older_entries_are_read() -> None:
+    """Entries stored before packing hold the plain differences."""
+    assert unpack_ints([3, 1, 0, 4]) == [3, 4, 4, 8]
+    with pytest.raises(TypeError):
+        unpack_ints("3140")
+    with pytest.raises(ValueError):
+        unpack_ints([3, "AAAA"])

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from crystal_lsp.text.entries import Entry, build_entry
 from crystal_lsp.text.incremental import IncrementalEntry, full_scan, supports_incremental
 from crystal_lsp.text.lexers import resolve_lexer
+from crystal_lsp.text.lexinput import lex_input
 from crystal_lsp.text.tokens import lex
 
 PYTHON = '''#!/usr/bin/env python3
@@ -136,6 +137,10 @@ SAMPLES = {
     "Demo.java": JAVA,
     "app.js": JAVASCRIPT,
     "prog.c": C_CODE,
+    # what Pygments changes before lexing: CRLF, a byte-order mark, no final line end
+    "crlf.py": PYTHON.replace("\n", "\r\n"),
+    "Bom.java": "\ufeff" + JAVA.rstrip("\n"),
+    "mixed.js": "\n\n" + JAVASCRIPT.replace("\n", "\r\n", 5) + "\n\n",
 }
 FRAGMENTS = [
     '"',
@@ -161,6 +166,9 @@ FRAGMENTS = [
     "x = 1\n",
     "crystal: ignore",
     "\r\n",
+    "\r",
+    "\f",
+    "\ufeff",
     "é",
     "😀",
     "abc",
@@ -213,7 +221,7 @@ def test_updates_equal_full_tokenization(path: str, changes: list[tuple[int, int
         assert _json(current.entry) == _json(_full(path, source))
         if supports_incremental(current.lexer):
             # the checkpoints an update keeps are those a fresh lexing would record
-            fresh = full_scan(current.lexer, source)[3]
+            fresh = full_scan(current.lexer, lex_input(source).text)[3]
             assert current.checkpoints == fresh
 
 
@@ -233,9 +241,14 @@ def test_scanner_matches_pygments(path: str) -> None:
     lexer = resolve_lexer(None, path, SAMPLES[path], guess=False)
     if not supports_incremental(lexer):
         pytest.skip("lexer overrides get_tokens_unprocessed")
-    texts, starts, types, checkpoints = full_scan(lexer, SAMPLES[path])
+    prepared = lex_input(SAMPLES[path])
+    texts, starts, types, checkpoints = full_scan(lexer, prepared.text)
     tokens = lex(SAMPLES[path], lexer)
-    assert (texts, starts, types) == (tokens.texts, tokens.starts, tokens.types)
+    assert (texts, prepared.raw_starts(starts), types) == (
+        tokens.texts,
+        tokens.starts,
+        tokens.types,
+    )
     assert checkpoints.offsets[0] == 0 and checkpoints.kept[0] == 0
     assert checkpoints.offsets == sorted(set(checkpoints.offsets))
 

@@ -83,6 +83,7 @@ export function registerCommands(
                 { label: '$(refresh) Rebuild index', command: 'crystalLsp.rebuildIndex' },
                 { label: '$(symbol-numeric) Score selection against reference…', command: 'crystalLsp.scoreSelection' },
                 { label: '$(list-ordered) Show trivially shared n-grams', command: 'crystalLsp.showTrivialNgrams' },
+                { label: '$(history) Show inserted code (this session)', command: 'crystalLsp.showInsertions' },
                 { label: '$(settings-gear) Settings', command: 'workbench.action.openSettings', args: [`@ext:crystal-lsp.crystal-lsp`] },
                 { label: '$(package) Install the server into the selected Python', command: 'crystalLsp.installServer' },
             ];

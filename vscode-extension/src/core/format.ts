@@ -2,7 +2,7 @@
  * Text shown to the user for scores and n-gram lists (notification summary, report documents).
  */
 import { computeHighlights, ngramText } from './highlights';
-import { EXTRA_METRICS, type Range, type ScoreResult, type TrivialNgramsResult } from './protocol';
+import { EXTRA_METRICS, type InsertionsResult, type Range, type ScoreResult, type TrivialNgramsResult } from './protocol';
 
 export function formatScore(x: number): string {
     if (!Number.isFinite(x)) {
@@ -147,5 +147,51 @@ export function trivialNgramsMarkdown(result: TrivialNgramsResult): string {
     if (result.ngrams.length === 0) {
         lines.push('| | | | (none: the index has no files of this language yet) |');
     }
+    return lines.join('\n') + '\n';
+}
+
+/** `12:04:31` of an ISO time (local time), or the text as given when it does not parse. */
+function clock(iso: string): string {
+    const t = new Date(iso);
+    return Number.isNaN(t.getTime()) ? iso : t.toTimeString().slice(0, 8);
+}
+
+/** The verdict of an inserted block in a few words: `renamed copy`, `new code`, `not scored`. */
+export function insertionVerdict(i: InsertionsResult['insertions'][number]): string {
+    if (i.verdict === 'copy') {
+        return `${i.kind ?? 'near'} copy`;
+    }
+    return i.verdict === 'new' ? 'new code' : 'not scored';
+}
+
+/** The report of `Crystal: Show inserted code`: counts, then one row per block that landed. */
+export function insertionsMarkdown(result: InsertionsResult): string {
+    const s = result.summary;
+    const lines = ['# Inserted code (this session)', ''];
+    if (s.landed === 0) {
+        lines.push('Nothing has landed yet: blocks inserted in one edit (a completion, a paste, an agent\'s edit) show up here once scored.');
+        return lines.join('\n') + '\n';
+    }
+    const share = s.copies + s.new > 0 ? ` (${Math.round((100 * s.copies) / (s.copies + s.new))} % of those scored)` : '';
+    const kinds = Object.entries(s.kinds)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ');
+    lines.push(
+        `${s.landed} ${s.landed === 1 ? 'block' : 'blocks'} landed: ${s.copies} repeat code the workspace already has${share}` +
+            `${kinds ? ` (${kinds})` : ''}, ${s.new} new${s.unscored ? `, ${s.unscored} not scored` : ''}.` +
+            (s.dropped ? ` ${s.dropped} older entries were dropped from the tally.` : ''),
+        '',
+        '| when | where | lines | verdict | similarity | CrystalBLEU | closest |',
+        '| --- | --- | ---: | --- | ---: | ---: | --- |',
+    );
+    for (const i of result.insertions) {
+        const where = `${i.path}${formatRange(i.range)}`;
+        const similarity = i.similarity === null ? '' : formatScore(i.similarity);
+        const closest = i.closest ? i.closest.label : i.note ?? '';
+        lines.push(
+            `| ${clock(i.time)} | ${mdCell(where)} | ${i.lines} | ${insertionVerdict(i)} | ${similarity} | ${formatScore(i.crystalbleu)} | ${mdCell(closest)} |`,
+        );
+    }
+    lines.push('', '*Crystal: Export inserted code as JSONL…* writes these blocks and their closest regions as items of `crystal-lsp score --jsonl`.');
     return lines.join('\n') + '\n';
 }

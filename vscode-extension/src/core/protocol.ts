@@ -1,6 +1,7 @@
 /**
- * The server's custom protocol (see crystal_lsp/server): the `crystal/score` request, the
- * `crystal.*` commands and the `crystal/status` notification. Plain data types, no VS Code.
+ * The server's custom protocol (see crystal_lsp/server): the `crystal/score` and
+ * `crystal/insertions` requests, the `crystal.*` commands and the `crystal/status` notification.
+ * Plain data types, no VS Code.
  */
 
 export interface Position {
@@ -103,6 +104,73 @@ export interface StatusParams {
     files?: number;
 }
 
+/** One side of `crystal.compare`: a range of a document (the server answers with its text). */
+export interface CompareSide {
+    uri: string;
+    range: Range;
+    label: string;
+    text?: string;
+    truncated?: boolean;
+}
+
+/** The argument of `crystal.compare` (code lenses of inserted blocks, the compare quick fix). */
+export interface CompareSpec {
+    title?: string;
+    left: CompareSide;
+    right: CompareSide;
+    /** false: the server only answers the texts (it shows the left side otherwise). */
+    goTo?: boolean;
+}
+
+export interface CompareResult {
+    title: string;
+    left: Required<CompareSide>;
+    right: Required<CompareSide>;
+}
+
+/** A block that landed in one edit this session (`crystal/insertions`). */
+export interface Insertion {
+    id: number;
+    time: string;
+    uri: string;
+    path: string;
+    range: Range;
+    lines: number;
+    tokens: number;
+    language: string;
+    verdict: 'copy' | 'new' | 'unscored';
+    kind: 'exact' | 'renamed' | 'near' | null;
+    similarity: number | null;
+    crystalbleu: number;
+    bleu: number;
+    closest: ReferenceScore | null;
+    references: string[];
+    latencyMs: number | null;
+    state: 'pending' | 'shown' | 'edited' | 'expired' | 'closed';
+    note?: string;
+}
+
+export interface InsertionSummary {
+    landed: number;
+    copies: number;
+    new: number;
+    unscored: number;
+    kinds: Record<string, number>;
+    dropped: number;
+}
+
+export interface InsertionsResult {
+    insertions: Insertion[];
+    summary: InsertionSummary;
+}
+
+export interface InsertionsExport {
+    jsonl: string;
+    count: number;
+    withoutReferences: number;
+    summary: InsertionSummary;
+}
+
 /** Method and command names. Our own palette commands use the `crystalLsp.` prefix instead. */
 export const SCORE_REQUEST = 'crystal/score';
 export const STATUS_NOTIFICATION = 'crystal/status';
@@ -110,6 +178,8 @@ export const CMD_SCORE_SELECTION = 'crystal.scoreSelection';
 export const CMD_SCORE_TEXT = 'crystal.scoreText';
 export const CMD_TRIVIAL_NGRAMS = 'crystal.showTrivialNgrams';
 export const CMD_REBUILD_INDEX = 'crystal.rebuildIndex';
+export const CMD_COMPARE = 'crystal.compare';
+export const INSERTIONS_REQUEST = 'crystal/insertions';
 
 export const DIAGNOSTIC_SOURCE = 'crystal';
 export const DIAGNOSTIC_CODE = 'near-duplicate';

@@ -31,6 +31,11 @@ export interface ServerSettings {
     referencesOutsideWorkspace: boolean;
     showSimilar: boolean;
     maxDiagnostics: number;
+    insertions: boolean;
+    insertionMinLines: number;
+    insertionThreshold: number;
+    insertionDiagnostics: boolean;
+    insertionLensSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
@@ -48,6 +53,11 @@ export const DEFAULT_SETTINGS: Readonly<ServerSettings> = Object.freeze({
     referencesOutsideWorkspace: false,
     showSimilar: false,
     maxDiagnostics: 20,
+    insertions: true,
+    insertionMinLines: 3,
+    insertionThreshold: 0.6,
+    insertionDiagnostics: false,
+    insertionLensSeconds: 120,
 });
 
 /** A numeric setting's range, in the words of `package.json` (JSON schema). */
@@ -68,7 +78,10 @@ type NumericKey =
     | 'minLines'
     | 'debounceMs'
     | 'maxFileBytes'
-    | 'maxDiagnostics';
+    | 'maxDiagnostics'
+    | 'insertionMinLines'
+    | 'insertionThreshold'
+    | 'insertionLensSeconds';
 export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     threshold: { exclusiveMinimum: 0, maximum: 1 },
     k: { minimum: 0, maximum: 10_000_000 },
@@ -77,6 +90,9 @@ export const LIMITS: Readonly<Record<NumericKey, Limits>> = Object.freeze({
     debounceMs: { minimum: 0, maximum: 60_000 },
     maxFileBytes: { minimum: 0, maximum: 1_099_511_627_776 }, // 2 ** 40
     maxDiagnostics: { minimum: 1, maximum: 100_000 },
+    insertionMinLines: { minimum: 1, maximum: 100_000 },
+    insertionThreshold: { exclusiveMinimum: 0, maximum: 1 },
+    insertionLensSeconds: { minimum: 0, maximum: 86_400 },
 });
 
 /** Settings the extension itself consumes; changing one of the first two restarts the server. */
@@ -148,16 +164,19 @@ export function toServerSettings(raw: unknown): Mapped {
         return [];
     };
 
-    let threshold = d.threshold;
-    const t = src.threshold;
-    const { exclusiveMinimum: above = 0, maximum: atMost } = LIMITS.threshold;
-    if (t !== undefined && t !== null) {
-        if (typeof t === 'number' && Number.isFinite(t) && t > above && t <= atMost) {
-            threshold = t;
-        } else {
-            bad('threshold', t, `is not a number in (${above}, ${atMost}]`, d.threshold);
+    const fraction = (key: 'threshold' | 'insertionThreshold', fallback: number): number => {
+        const v = src[key];
+        const { exclusiveMinimum: above = 0, maximum: atMost } = LIMITS[key];
+        if (v === undefined || v === null) {
+            return fallback;
         }
-    }
+        if (typeof v === 'number' && Number.isFinite(v) && v > above && v <= atMost) {
+            return v;
+        }
+        bad(key, v, `is not a number in (${above}, ${atMost}]`, fallback);
+        return fallback;
+    };
+    const threshold = fraction('threshold', d.threshold);
 
     const kAuto = src.kAuto;
     if (kAuto !== undefined && kAuto !== null && typeof kAuto !== 'boolean') {
@@ -194,6 +213,11 @@ export function toServerSettings(raw: unknown): Mapped {
             referencesOutsideWorkspace: bool('referencesOutsideWorkspace', d.referencesOutsideWorkspace),
             showSimilar: bool('showSimilar', d.showSimilar),
             maxDiagnostics: int('maxDiagnostics', d.maxDiagnostics),
+            insertions: bool('insertions', d.insertions),
+            insertionMinLines: int('insertionMinLines', d.insertionMinLines),
+            insertionThreshold: fraction('insertionThreshold', d.insertionThreshold),
+            insertionDiagnostics: bool('insertionDiagnostics', d.insertionDiagnostics),
+            insertionLensSeconds: int('insertionLensSeconds', d.insertionLensSeconds),
         },
         problems,
     };

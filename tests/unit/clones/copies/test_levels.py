@@ -133,3 +133,10 @@ def test_a_family_is_similar_structure_whatever_its_lines() -> None:
         "family of parallel units: 4 members in 4 files",
         "all 10 lines identical",
     ]
+
+
+def test_a_short_repeat_is_similar_structure_unless_a_family_or_parallel_says_more() -> None:
+    ev = Evidence(5, 5, 5, False, False, 0.0, False, False)
+    short = "a short repeat (41 copied tokens, under 50)"
+    assert level_of(ev, short=short) == (SIMILAR, [short, "all 5 lines identical"])
+    assert level_of(ev) == (COPY, ["all 5 lines identical"])

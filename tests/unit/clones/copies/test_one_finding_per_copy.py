@@ -264,3 +264,51 @@ def test_an_original_with_more_near_copies_than_max_df_stays_in_its_group(
     (finding,) = [f for f in found if any(loc.path == "pkg/m00.py" for loc in f.locations)]
     assert "orig.py" in {loc.path for loc in finding.locations}
     assert len(finding.locations) == 56
+
+
+# --- 6. parallel implementations ----------------------------------------------------------------
+
+
+def _backend(flavour: str) -> str:
+    return ORIGINAL.replace('("shipped", "delivered")', f'("{flavour}-shipped", "{flavour}-done")')
+
+
+def test_modules_of_one_name_in_two_folders_are_parallel_implementations(
+    tmp_path: pathlib.Path,
+) -> None:
+    """One module per backend (db/mysql/operations.py, db/oracle/operations.py): the same code
+    with backend-specific lines is similar structure; a verbatim copy between them is a copy."""
+    edited = near_copy(_backend("oracle")).replace("tally_invoices", "summarize_orders")
+    files = {
+        "db/mysql/operations.py": module(_backend("mysql"), UNRELATED[0]),
+        "db/oracle/operations.py": module(UNRELATED[1], edited),
+    }
+    (finding,) = find_all(tmp_path / "repo", files)
+    assert finding.level == SIMILAR
+    assert finding.evidence[0] == "parallel implementations of operations.py (one per folder)"
+    files["db/oracle/operations.py"] = module(UNRELATED[1], _backend("mysql"))
+    (finding,) = find_all(tmp_path / "repo2", files)
+    assert finding.level == COPY  # verbatim: pull it up into one shared module
+
+
+def test_no_finding_lies_inside_a_higher_ranked_one() -> None:
+    """Two functions of a window that a larger finding pairs with another window say nothing new;
+    a copy inside a whole copied file, or a copy under similar structure, still does."""
+    from crystal_lsp.clones.copies.build import without_repeats
+    from crystal_lsp.clones.findings import Location, Pair
+
+    def loc(first: int, last: int, kind: str = "lines", path: str = "a.js") -> Location:
+        return Location(path, first, 1, last, 1, kind, "", 50, f"s{first}", f"n{first}")
+
+    def finding(*spans: Location, level: str = COPY) -> Finding:
+        return Finding("javascript", list(spans), [Pair(0, 1, 0.9, 0.9, copied=80)], level=level)
+
+    windows = finding(loc(809, 855), loc(857, 903))
+    inner = finding(loc(809, 831), loc(833, 855))
+    files = finding(loc(1, 2000, "file"), loc(1, 2000, "file", "b.js"))
+    in_file = finding(loc(100, 120), loc(130, 150))
+    structure = finding(loc(809, 903), loc(905, 1000), level=SIMILAR)
+    kept, hidden = without_repeats([windows, inner, files, in_file])
+    assert kept == [windows, files, in_file] and hidden == 1
+    kept, hidden = without_repeats([structure, inner])
+    assert kept == [structure, inner] and hidden == 0

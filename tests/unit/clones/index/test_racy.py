@@ -129,24 +129,26 @@ def test_racy_entry_is_trusted_once_hashed_safely_later(
     assert opened == []
 
 
+@pytest.mark.parametrize("kept", [3, 4], ids=["without-hashing-time", "without-ctime-inode"])
 def test_old_manifest_entries_are_rehashed_not_trusted(
-    repo: pathlib.Path, store: Store, opened: list[str]
+    repo: pathlib.Path, store: Store, opened: list[str], kept: int
 ) -> None:
     age(repo)
     index = new_index(repo, store)
     index.refresh(sorted(FILES))
     key = index._manifest_key
     manifest = store.get(key)
-    assert all(len(entry) == 4 for entry in manifest.values())
-    # a manifest written before the hashing time was recorded: [size, mtime_ns, sha]
+    assert all(len(entry) == 6 for entry in manifest.values())
+    # manifests written before the hashing time ([size, mtime_ns, sha]) or the ctime and inode
+    # ([size, mtime_ns, sha, hashed_ns]) were recorded
     new = same_size_other_content(repo / "pkg/orders.py")
-    store.set(key, {rel: entry[:3] for rel, entry in manifest.items()})
+    store.set(key, {rel: entry[:kept] for rel, entry in manifest.items()})
     opened.clear()
     snap = new_index(repo, store).snapshot(sorted(FILES))
     assert sorted(opened) == ["net.py", "orders.py"]
     assert snap.contents["pkg/orders.py"][0] == content_sha(new)
     new_index(repo, store).load(snap)
-    assert all(len(entry) == 4 for entry in store.get(key).values())
+    assert all(len(entry) == 6 for entry in store.get(key).values())
     opened.clear()
     new_index(repo, store).snapshot(sorted(FILES))
     assert opened == []
@@ -170,3 +172,23 @@ def test_malformed_manifest_is_rehashed(repo: pathlib.Path, store: Store, manife
     assert stats.files == 2
     for rel, text in FILES.items():
         assert index.files[rel].sha == content_sha(text.encode())
+
+
+def test_a_cached_scan_keeps_what_it_learned_about_racy_files(
+    repo: pathlib.Path, tmp_path: pathlib.Path, opened: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout scanned right away is racy; later scans answered from the cache stop re-reading it."""
+    from crystal_lsp.clones.scan import run_scan
+
+    paths, config = sorted(FILES), ScanConfig()
+    with Store(str(tmp_path / "cache")) as store:
+        first = run_scan(str(repo), paths, config, store=store, jobs=1)
+        later = time.time_ns() + 3 * 10**9
+        monkeypatch.setattr(time, "time_ns", lambda: later)
+        opened.clear()
+        again = run_scan(str(repo), paths, config, store=store, jobs=1)
+        assert again.cached and sorted(opened) == ["net.py", "orders.py"]  # hashed safely now
+        opened.clear()
+        third = run_scan(str(repo), paths, config, store=store, jobs=1)
+    assert third.cached and opened == []
+    assert [f.to_json() for f in third.findings] == [f.to_json() for f in first.findings]

@@ -1,0 +1,93 @@
+"""Two copies side by side: the texts behind the ``crystal.compare`` command.
+
+Its argument, ``{"title", "left": {"uri", "range", "label"}, "right": {...}, "goTo"?}``, names
+two ranges: the other copy (or an inserted block's closest region) on the left, this copy on the
+right. Code lenses of inserted blocks and the *Compare with the other copy* code action send it.
+The answer holds both ranges' text, whole lines, read as ``crystal/score`` reads files (open
+buffers first, files only inside the workspace folders), for a client's own diff view: the VS
+Code extension opens ``vscode.diff`` on them, Neovim a recipe (README). Unless ``"goTo":
+false``, the server also shows the left range as *Go to the other copy* does, so a client
+without a diff view still gets to the other copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from crystal_lsp.clones.findings import display_path
+from crystal_lsp.server.landing import lines_of
+from crystal_lsp.server.score_request import read_spec
+from crystal_lsp.server.scoring import ScoreError, parse_range
+
+if TYPE_CHECKING:
+    from crystal_lsp.server.app import CrystalServer
+
+COMPARE = "crystal.compare"
+MAX_LINES = 5_000
+"""Lines of one side answered (beyond: cut, and ``truncated`` says so)."""
+
+
+def range_json(rng: types.Range) -> dict[str, dict[str, int]]:
+    """The JSON form of an LSP range."""
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
+
+
+def compare_spec(
+    left: types.Location, left_label: str, right: types.Location, right_label: str
+) -> dict[str, Any]:
+    """The argument of ``crystal.compare`` for two ranges (left: the other copy)."""
+    return {
+        "title": f"{left_label} ↔ {right_label}",
+        "left": {"uri": left.uri, "range": range_json(left.range), "label": left_label},
+        "right": {"uri": right.uri, "range": range_json(right.range), "label": right_label},
+    }
+
+
+def lines_in(text: str, rng: types.Range) -> tuple[str, bool]:
+    """The whole LSP lines a range covers (a range ending at column 0 ends the line before)."""
+    lines = lines_of(text)
+    last = rng.end.line - (1 if rng.end.character == 0 and rng.end.line > rng.start.line else 0)
+    first = max(rng.start.line, 0)
+    last = min(max(last, first), len(lines) - 1)
+    count = last - first + 1
+    chosen = lines[first : first + min(count, MAX_LINES)]
+    return "\n".join(chosen) + "\n", count > MAX_LINES
+
+
+def compare_texts(ls: CrystalServer, spec: Any) -> dict[str, Any]:
+    """Both sides of a ``crystal.compare`` argument with their texts (raises invalid params)."""
+    if not isinstance(spec, Mapping):
+        raise JsonRpcInvalidParams(f"{COMPARE}: expected one object argument")
+    out: dict[str, Any] = {}
+    for side in ("left", "right"):
+        value = spec.get(side)
+        if not isinstance(value, Mapping) or not isinstance(value.get("uri"), str):
+            raise JsonRpcInvalidParams(f"{COMPARE}: {side} must be {{uri, range}}")
+        try:
+            rng = parse_range(value.get("range"))
+            text, uri = read_spec(ls, {"uri": value["uri"]}, side)
+        except ScoreError as exc:
+            raise JsonRpcInvalidParams(f"{COMPARE}: {exc}") from None
+        label = value.get("label")
+        if not isinstance(label, str):
+            label = f"{uri}:{rng.start.line + 1}"
+        shown, truncated = lines_in(text, rng)
+        out[side] = {
+            "uri": uri,
+            "range": value["range"],
+            "label": display_path(label),
+            "text": shown,
+            "truncated": truncated,
+        }
+    title = spec.get("title")
+    out["title"] = display_path(
+        title if isinstance(title, str) else f"{out['left']['label']} ↔ {out['right']['label']}"
+    )
+    return out
