@@ -16,6 +16,7 @@ from crystal_lsp.clones.align.alignment import aligned
 from crystal_lsp.clones.align.context import LineFocus, Progress
 from crystal_lsp.clones.align.incremental import ChainMemo, edit_of
 from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.plan import Plan
 from crystal_lsp.clones.align.wholes import whole_copies
 from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.copies.build import findings_of
@@ -99,7 +100,7 @@ CROSSING_KEPT = 8
 
 
 def _crossing_pairs(
-    work: Workset, previous: reuse.Plan, out: Copies, progress: Progress | None
+    work: Workset, previous: Plan, out: Copies, progress: Progress | None
 ) -> list[RegionPair]:
     """The accepted pairs of the plan's crossing pairs, their records added to ``out``.
 
@@ -130,7 +131,7 @@ def _reaching(pairs: list[RegionPair], focus: LineFocus) -> list[RegionPair]:
 
 
 def _reaching_files(
-    pairs: list[RegionPair], focus: LineFocus, previous: reuse.Plan | None = None
+    pairs: list[RegionPair], focus: LineFocus, previous: Plan | None = None
 ) -> set[str]:
     """The focus files and every file copies connect to them (through other files too).
 

@@ -50,25 +50,7 @@ def whole_copies(
         allowed = (None, "identical", "filtered")
         return x not in done and y not in done and work.skip_reason(x, y) in allowed
 
-    # a group touches those files only if one of their units has its digest: leave the other
-    # units out before grouping (the groups kept are the same, at a fraction of the cost)
-    digests = (
-        None
-        if touching is None
-        else {m.norm_sha for p in touching if p in files for m in files[p].entry.snippets}
-    )
-    if digests is None:
-        units = [
-            Unit(work.paths[i], k, meta)
-            for i in work.ids.values()
-            if i not in work.duplicates  # an identical file's units are its original's
-            for k, meta in enumerate(files[work.paths[i]].entry.snippets)
-        ]
-    else:
-        units = [
-            Unit(work.paths[i], k, files[work.paths[i]].entry.snippets[k])
-            for i, k in work.units_of(digests)
-        ]
+    units = _units(work, touching)
     found: list[Found] = []
     groups = unit_groups(units, config.report_data)
     if touching is not None:
@@ -89,6 +71,25 @@ def whole_copies(
     found += _identical(work, fresh, out, min_copied, touching)
     out.time("grouping", started)
     return [pair for pair in decided(work, found, out, None) if pair is not None]
+
+
+def _units(work: Workset, touching: set[str] | None) -> list[Unit]:
+    """The units to group: all of them, or those sharing a digest with a unit of ``touching``."""
+    files = work.finder.index.files
+    if touching is None:
+        return [
+            Unit(work.paths[i], k, meta)
+            for i in work.ids.values()
+            if i not in work.duplicates  # an identical file's units are its original's
+            for k, meta in enumerate(files[work.paths[i]].entry.snippets)
+        ]
+    # a group touches those files only if one of their units has its digest: leave the other
+    # units out before grouping (the groups kept are the same, at a fraction of the cost)
+    digests = {m.norm_sha for p in touching if p in files for m in files[p].entry.snippets}
+    return [
+        Unit(work.paths[i], k, files[work.paths[i]].entry.snippets[k])
+        for i, k in work.units_of(digests)
+    ]
 
 
 def _identical(

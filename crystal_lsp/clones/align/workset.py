@@ -24,8 +24,8 @@ from crystal_lsp.clones.align.context import Finder, LanguageState
 from crystal_lsp.clones.align.duplicates import regrouped_spans, without_spans
 from crystal_lsp.clones.align.incremental import ChainMemo
 from crystal_lsp.clones.align.pairs import PairKey, PairRecord
+from crystal_lsp.clones.align.plan import Plan
 from crystal_lsp.clones.align.regions import Region, header_prefix
-from crystal_lsp.clones.align.reuse import Plan
 from crystal_lsp.clones.align.seeds import (
     I64,
     Bools,

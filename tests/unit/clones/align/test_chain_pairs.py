@@ -61,7 +61,9 @@ def test_native_chaining_equals_the_python_one(seed: int) -> None:
     rng = np.random.default_rng(seed)
     runs, worth, spans = random_runs(rng, 12)
     least = int(rng.integers(8, 60))
-    assert chains._chain_spans(runs, worth, spans, least) == python_chains(runs, worth, spans, least)
+    assert chains._chain_spans(runs, worth, spans, least) == python_chains(
+        runs, worth, spans, least
+    )
 
 
 @needs_native

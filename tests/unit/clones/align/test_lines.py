@@ -84,9 +84,7 @@ def reference_kind(entry: Entry, spans: list[tuple[int, int]]) -> str:
 @given(entry=entries(), data=st.data())
 def test_main_noise_kind(entry: Entry, data: st.DataObject) -> None:
     n = entry.token_count
-    spans = data.draw(
-        st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8)
-    )
+    spans = data.draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8))
     assert EntryFacts(entry).main_noise_kind(spans) == reference_kind(entry, spans)
 
 
