@@ -24,7 +24,7 @@ if BUILD_NATIVE:
     ext_modules.append(
         Extension(
             "crystal_lsp.metric._native",
-            sources=["crystal_lsp/metric/_native.c"],
+            sources=["crystal_lsp/metric/_native.c", "crystal_lsp/metric/_align.c"],
             extra_compile_args=compile_args,
             optional=True,
         )

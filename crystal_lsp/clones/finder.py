@@ -45,7 +45,12 @@ from crystal_lsp.clones.align.context import (
     Ref,
     Shadow,
 )
-from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
+from crystal_lsp.clones.align.duplicates import (
+    duplicate_files,
+    group_spans,
+    unit_groups,
+    without_spans,
+)
 from crystal_lsp.clones.align.pairs import Memo
 from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.align.workset import Copies, Workset
@@ -109,6 +114,7 @@ class CloneFinder:
         self.shadow = shadow
         self.memoize_retrieval = memoize_retrieval
         self._states: dict[str, LanguageState] = {}
+        self._disk: tuple[object, set[str]] | None = None
         self.memos: dict[str, Memo] = {}
         """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
 
@@ -118,7 +124,7 @@ class CloneFinder:
         """Clone classes per language; with ``focus``, only those with a region in the focus."""
         out: dict[str, LanguageResult] = {}
         files = self.index.files
-        for language in self.index.languages():
+        for language in self._languages():
             if focus is not None and not any(
                 p in files and files[p].entry.language == language for p in focus
             ):
@@ -169,7 +175,30 @@ class CloneFinder:
         return saved
 
     # ------------------------------------------------------------------ state
+    def _languages(self) -> list[str]:
+        """The index's languages (:meth:`RepoIndex.languages`), those of the disk kept.
+
+        The disk files of one ``index.files`` dict never change (a refresh makes a new dict);
+        overrides come and go in it.
+        """
+        files = self.index.files
+        if self._disk is None or self._disk[0] is not files:
+            disk = {
+                s.entry.language for s in files.values() if s.entry.status == OK and not s.override
+            }
+            self._disk = (files, disk)
+        found = set(self._disk[1])
+        found.update(
+            s.entry.language for s in files.values() if s.override and s.entry.status == OK
+        )
+        return sorted(found)
+
     def _state(self, language: str, progress: Progress | None) -> LanguageState:
+        state = self._states.get(language)
+        if state is not None and state.files is self.index.files and state.disk_ok:
+            # the same disk files (see _languages): the S sets, which only they make, and
+            # everything built of them stand
+            return state
         sets = self.index.sets(language, progress)
         paths = [
             p
@@ -179,6 +208,7 @@ class CloneFinder:
         key = (sets.fingerprint, tuple((p, self.index.files[p].sha) for p in paths))
         state = self._states.get(language)
         if state is not None and state.key == key:
+            state.files = self.index.files
             return state
         if state is not None and state.sets.fingerprint == sets.fingerprint:
             similarity, pair_cache_key = state.similarity, state.pair_cache_key
@@ -189,9 +219,9 @@ class CloneFinder:
         trivial = trivial_shingles(sets.norm)
         entries = [self.index.files[p].entry for p in paths]
         duplicates = duplicate_files([(p, self.index.files[p].sha) for p in paths])
-        dropped = overcopied_spans(
-            [None if i in duplicates else e for i, e in enumerate(entries)], self.config.max_df
-        )
+        kept = [None if i in duplicates else e for i, e in enumerate(entries)]
+        groups = unit_groups(kept)
+        dropped = group_spans(groups.values(), lambda i: kept[i], self.config.max_df)
         seeds = [
             without_spans(FileSeeds.of(entry, trivial), dropped.get(i, ()))
             for i, entry in enumerate(entries)
@@ -200,7 +230,9 @@ class CloneFinder:
             [None if i in duplicates else s for i, s in enumerate(seeds)], self.config.max_df
         )
         state = LanguageState(key, sets, paths, seeds, table, similarity, pair_cache_key, trivial)
-        state.duplicates, state.dropped = duplicates, dropped
+        state.duplicates, state.dropped, state.groups = duplicates, dropped, groups
+        state.files = self.index.files
+        state.disk_ok = any(e.status == OK for e in entries)
         self._states[language] = state
         return state
 

@@ -3048,6 +3048,9 @@ native_lex_tokens(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* ---------------------------------------------------------------------------------------- */
 /* Module                                                                                     */
 
+/* _align.c: the clone finder's chaining of seed runs */
+PyObject *native_chain_pairs(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 static PyMethodDef module_methods[] = {
     {"build", (PyCFunction)(void (*)(void))native_build, METH_FASTCALL,
      PyDoc_STR("build(vocab, tokens, max_n, ignore) -> ProfileCore, or NotImplemented")},
@@ -3064,6 +3067,9 @@ static PyMethodDef module_methods[] = {
     {"lex_tokens", (PyCFunction)(void (*)(void))native_lex_tokens, METH_FASTCALL,
      PyDoc_STR("lex_tokens(tables, lexer, text, stack, helpers) -> (texts, starts, types): "
                "every token of the fastlex executor's run loop")},
+    {"chain_pairs", (PyCFunction)(void (*)(void))native_chain_pairs, METH_FASTCALL,
+     PyDoc_STR("chain_pairs(i0, j0, length, worth, starts, ends, min_worth, gap, lookback, "
+               "seed) -> (chains, members): the clone finder's chaining of seed runs")},
     {NULL, NULL, 0, NULL},
 };
 

@@ -103,3 +103,18 @@ def lex_tokens(
     tables: Any, lexer: Any, text: str, stack: Sequence[str], helpers: tuple[Any, ...], /
 ) -> tuple[list[str], list[int], list[Any]]:
     """Every token of the fastlex executor's run loop, as columns."""
+
+def chain_pairs(
+    i0: Any,
+    j0: Any,
+    length: Any,
+    worth: Any,
+    starts: Any,
+    ends: Any,
+    min_worth: int,
+    gap: int,
+    lookback: int,
+    seed: int,
+    /,
+) -> tuple[bytes, bytes]:
+    """The clone finder's chaining of seed runs (``crystal_lsp.clones.align.chains``)."""

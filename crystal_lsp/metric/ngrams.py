@@ -283,6 +283,11 @@ def native_bleu_tail() -> Callable[..., Any] | None:
     return _native.bleu_tail if _native is not None else None
 
 
+def native_chain_pairs() -> Callable[..., Any] | None:
+    """The native chaining of seed runs (:mod:`crystal_lsp.clones.align.chains`), if in use."""
+    return getattr(_native, "chain_pairs", None) if _native is not None else None
+
+
 def native_cache(vocab: Vocabulary, max_tokens: int) -> ProfileCache:
     """A native profile cache (keyed by token ids) for profiles of ``vocab``."""
     assert _native_module is not None

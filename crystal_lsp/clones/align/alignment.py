@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from crystal_lsp.clones.align.candidates import Candidate, candidate, copied_tokens, of_spans
 from crystal_lsp.clones.align.chains import (
     Chain,
@@ -23,8 +25,10 @@ from crystal_lsp.clones.align.chains import (
     runs_of,
     split_at_widest_gap,
 )
+from crystal_lsp.clones.align.incremental import ChainMemo, Outcome, Sides
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.align.seeds import I64, Bools
 from crystal_lsp.clones.similarity import Item
 
 if TYPE_CHECKING:
@@ -53,8 +57,12 @@ def aligned(
     done: set[int],
     out: Copies,
     progress: Progress | None,
+    only: Callable[[I64, I64], Bools] | None = None,
 ) -> list[RegionPair]:
-    """Accepted copies of the pairs of ``among`` (None: all files) with files not yet searched."""
+    """Accepted copies of the pairs of ``among`` (None: all files) with files not yet searched.
+
+    ``only(fa, fb)``, if given, chooses among those pairs (arrays of pairs at once).
+    """
     started = time.perf_counter()
     min_copied = min_copied_tokens(work.finder.config.min_tokens)
     stats = ChainStats()
@@ -63,7 +71,16 @@ def aligned(
     def keep(fa: int, fb: int) -> bool:
         return fa not in done and fb not in done and work.keep_pair(fa, fb)
 
-    chains = chains_of(runs, (min_copied + 1) // 2, stats, keep, work.run_weights(runs))
+    def keep_many(fa: I64, fb: I64) -> Bools:
+        kept = work.keep_pairs(fa, fb)
+        if only is not None:
+            kept &= only(fa, fb)
+        if done:
+            gone = np.fromiter(done, np.int64, len(done))
+            kept &= ~(np.isin(fa, gone) | np.isin(fb, gone))
+        return kept
+
+    chains = chains_of(runs, (min_copied + 1) // 2, stats, keep, work.run_weights(runs), keep_many)
     for (fa, fb), counts in stats.per_pair.items():
         for reason, n in counts.items():
             out.count(work.pair_key(fa, fb), reason, n)
@@ -95,57 +112,76 @@ def aligned(
 def _candidates(
     work: Workset, chains: Sequence[Chain], out: Copies, count: bool
 ) -> tuple[list[Found], list[Chain]]:
-    """The candidates of chains that are large enough, and the chain of each."""
+    """The candidates of chains that are large enough, and the chain of each.
+
+    A chain of an edited file the edit did not reach has the outcome it had before
+    (:mod:`crystal_lsp.clones.align.incremental`, when the search keeps one).
+    """
     started = time.perf_counter()
-    min_copied = min_copied_tokens(work.finder.config.min_tokens)
+    memo = work.chain_memo
     found: list[Found] = []
     origin: list[Chain] = []
     for chain in chains:
         key = work.pair_key(chain.fa, chain.fb)
-        a, b = work.side(chain.fa), work.side(chain.fb)
-        aligned_tokens, kind_of = copied_tokens(chain, a, b)
-        if 2 * aligned_tokens < min_copied:
-            out.count(key, kind_of(), count)
-            continue
-        cand, kind_of = candidate(chain, a, b)
-        item = _found(work, chain.fa, chain.fb, cand, kind_of, out, count)
-        if item is not None:
-            found.append(item)
+        other = _other(work, memo, chain)
+        outcome = memo.get(chain, other) if memo is not None and other is not None else None
+        if outcome is None:
+            outcome = _outcome(work, chain)
+        if memo is not None and other is not None:
+            side = work.side(memo.fid)
+            memo.put(chain, other, outcome, Sides(side.entry, side.heavy))
+        reason, kept = outcome
+        if reason is not None:
+            out.count(key, reason, count)
+        if kept is not None:
+            found.append(_item(work, chain.fa, chain.fb, kept))
             origin.append(chain)
     out.time("retrieval", started)
     return found, origin
 
 
-def _found(
-    work: Workset,
-    fa: int,
-    fb: int,
-    cand: Candidate,
-    kind_of: Callable[[], str],
-    out: Copies,
-    count: bool,
-) -> Found | None:
-    """A candidate to decide, or None when it is too small or left out (and counted)."""
+def _other(work: Workset, memo: ChainMemo | None, chain: Chain) -> str | None:
+    """The path of a chain's other file when the memo keeps its outcome (else None)."""
+    if memo is None or not memo.involves(chain):
+        return None
+    other = chain.fb if chain.fa == memo.fid else chain.fa
+    if other != memo.fid and other >= len(work.state.paths):
+        return None  # another override: it may have changed too
+    return work.paths[other]
+
+
+def _outcome(work: Workset, chain: Chain) -> Outcome:
+    """What a chain becomes: its candidate, or why it is left out (see :func:`_judged`)."""
+    a, b = work.side(chain.fa), work.side(chain.fb)
+    aligned_tokens, kind_of = copied_tokens(chain, a, b)
+    if 2 * aligned_tokens < min_copied_tokens(work.finder.config.min_tokens):
+        return kind_of(), None
+    cand, kind_of = candidate(chain, a, b)
+    return _judged(work, chain.fa, chain.fb, cand, kind_of)
+
+
+def _judged(
+    work: Workset, fa: int, fb: int, cand: Candidate, kind_of: Callable[[], str]
+) -> Outcome:
+    """A candidate to decide, or why it is left out (None: too small, not counted)."""
     config = work.finder.config
-    key = work.pair_key(fa, fb)
     if min(cand.a.tokens, cand.b.tokens) < config.min_tokens or (
         min(cand.a.lines, cand.b.lines) < config.min_lines
     ):
-        return None
+        return None, None
     if cand.a.overlap(cand.b) or cand.b.within(cand.a) or cand.a.within(cand.b):
-        out.count(key, OVERLAPPING, count)  # a unit around both sides of an inner copy
-        return None
+        return OVERLAPPING, None  # a unit around both sides of an inner copy
     if cand.copied < min_copied_tokens(config.min_tokens):
-        out.count(key, kind_of(), count)
-        return None
+        return kind_of(), None
     if work.suppressed(fa, cand.a) or work.suppressed(fb, cand.b):
-        out.count(key, SUPPRESSED, count)
-        return None
-    items = (
-        work.item(fa, cand.a.start, cand.a.end, cand.sha_a),
-        work.item(fb, cand.b.start, cand.b.end, cand.sha_b),
-    )
-    return (fa, fb, cand.a, cand.b, cand.copied, items)
+        return SUPPRESSED, None
+    return None, (cand.a, cand.b, cand.copied, cand.sha_a, cand.sha_b)
+
+
+def _item(work: Workset, fa: int, fb: int, kept: tuple[Region, Region, int, str, str]) -> Found:
+    a, b, copied, sha_a, sha_b = kept
+    items = (work.item(fa, a.start, a.end, sha_a), work.item(fb, b.start, b.end, sha_b))
+    return (fa, fb, a, b, copied, items)
 
 
 def decide_spans(
@@ -157,10 +193,10 @@ def decide_spans(
     (:mod:`crystal_lsp.clones.copies.merging`); nothing is counted for a span pair that is not.
     """
     cand, kind_of = of_spans(span_a, span_b, work.side(fa), work.side(fb))
-    item = _found(work, fa, fb, cand, kind_of, out, count=False)
-    if item is None:
+    kept = _judged(work, fa, fb, cand, kind_of)[1]
+    if kept is None:
         return None
-    return decided(work, [item], out, None)[0]
+    return decided(work, [_item(work, fa, fb, kept)], out, None)[0]
 
 
 def decided(

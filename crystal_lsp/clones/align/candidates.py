@@ -9,13 +9,14 @@ copying, and is filtered under the noise kind that filled it (the caller counts 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from crystal_lsp.clones.align.chains import Chain
+from crystal_lsp.clones.align.lines import entry_facts
 from crystal_lsp.clones.align.regions import (
     Region,
     as_unit,
@@ -32,9 +33,6 @@ from crystal_lsp.clones.align.seeds import Bools
 from crystal_lsp.text.entries import Entry, Heavy
 from crystal_lsp.text.fingerprints import text_sha
 from crystal_lsp.text.views import normalized
-
-TRIVIAL = "trivial"
-"""Filter reason of a candidate whose aligned tokens are neither noise nor enough copied code."""
 
 
 @dataclass(frozen=True)
@@ -54,13 +52,44 @@ class Side:
 
 @dataclass(frozen=True)
 class Candidate:
-    """Two regions a chain aligned, with the digests that key their scores."""
+    """Two regions a chain aligned, with the digests that key their scores.
+
+    What is read of the regions' tokens (copied tokens, digests) is computed on first use: most
+    candidates are too small to be copies, which their regions alone tell.
+    """
 
     a: Region
     b: Region
-    copied: int
-    sha_a: str
-    sha_b: str
+    side_a: Side = field(repr=False, compare=False)
+    side_b: Side = field(repr=False, compare=False)
+
+    @cached_property
+    def matched(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """Token spans of the lines of each region that correspond to lines of the other."""
+        a, b = self.a, self.b
+        return matched_lines(
+            self.side_a.heavy, (a.start, a.end), self.side_b.heavy, (b.start, b.end)
+        )
+
+    @cached_property
+    def copied(self) -> int:
+        """Tokens outside noise on the lines of both regions that correspond (the fewer)."""
+        lines_a, lines_b = self.matched
+        return min(_clean(self.side_a, lines_a), _clean(self.side_b, lines_b))
+
+    @cached_property
+    def sha_a(self) -> str:
+        """The digest of region ``a``'s raw tokens."""
+        return region_sha(self.side_a.heavy, self.a)
+
+    @cached_property
+    def sha_b(self) -> str:
+        """The digest of region ``b``'s raw tokens."""
+        return region_sha(self.side_b.heavy, self.b)
+
+    def noise_kind(self) -> str:
+        """The noise kind that fills the corresponding lines of ``a`` most (``trivial``: none)."""
+        return main_noise_kind(self.side_a.entry, self.matched[0])
 
 
 def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, Callable[[], str]]:
@@ -87,12 +116,7 @@ def copied_tokens(chain: Chain, a: Side, b: Side) -> tuple[int, Callable[[], str
 
 def main_noise_kind(entry: Entry, spans: Sequence[tuple[int, int]]) -> str:
     """The noise kind covering most raw tokens of the spans (``trivial`` if none does)."""
-    kinds: Counter[str] = Counter()
-    for lo, hi in spans:
-        for start, end, kind in entry.noise:
-            kinds[kind] += max(0, min(end, hi) - max(start, lo))
-    best = kinds.most_common(1)
-    return best[0][0] if best and best[0][1] else TRIVIAL
+    return entry_facts(entry).main_noise_kind(spans)
 
 
 def candidate(chain: Chain, a: Side, b: Side) -> tuple[Candidate, Callable[[], str]]:
@@ -127,10 +151,8 @@ def of_spans(
         rb = as_unit(b.entry, rb, b.header)
     elif rb.whole and not ra.whole:
         ra = as_unit(a.entry, ra, a.header)
-    lines_a, lines_b = matched_lines(a.heavy, (ra.start, ra.end), b.heavy, (rb.start, rb.end))
-    copied = min(_clean(a, lines_a), _clean(b, lines_b))
-    cand = Candidate(ra, rb, copied, region_sha(a.heavy, ra), region_sha(b.heavy, rb))
-    return cand, lambda: main_noise_kind(a.entry, lines_a)
+    cand = Candidate(ra, rb, a, b)
+    return cand, cand.noise_kind
 
 
 def _clean(side: Side, spans: list[tuple[int, int]]) -> int:

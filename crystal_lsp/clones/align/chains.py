@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from crystal_lsp.clones.align.seeds import I64, SEED, Matches
+from crystal_lsp.clones.align.seeds import I64, SEED, Bools, Matches
+from crystal_lsp.metric.ngrams import native_chain_pairs
 
 RUN_GAP = SEED
 """Seeds on one diagonal at most this many positions apart belong to one run."""
@@ -41,11 +42,17 @@ PERIODIC_COVER = 0.5
 
 @dataclass
 class Chain:
-    """Aligned runs of two files: tokens ``[i0, i1)`` of ``fa`` align with ``j0..`` of ``fb``."""
+    """Aligned runs of two files: tokens ``[i0, i1)`` of ``fa`` align with ``j0..`` of ``fb``.
+
+    A chain's runs are not changed once it is made (its extent is computed once).
+    """
 
     fa: int
     fb: int
     runs: list[tuple[int, int, int]]
+    _extent: tuple[int, int, int, int] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def a0(self) -> int:
@@ -55,17 +62,17 @@ class Chain:
     @property
     def a1(self) -> int:
         """End (exclusive) of the region in ``fa``."""
-        return max(i1 for _, i1, _ in self.runs)
+        return self.extent[0]
 
     @property
     def b0(self) -> int:
         """First normalized token of the region in ``fb``."""
-        return min(j0 for _, _, j0 in self.runs)
+        return self.extent[1]
 
     @property
     def b1(self) -> int:
         """End (exclusive) of the region in ``fb``."""
-        return max(j0 + i1 - i0 for i0, i1, j0 in self.runs)
+        return self.extent[2]
 
     @property
     def density(self) -> float:
@@ -76,12 +83,25 @@ class Chain:
     @property
     def aligned(self) -> int:
         """Tokens of ``fa`` the runs cover."""
-        covered = 0
-        end = -1
-        for i0, i1, _ in sorted(self.runs):
-            covered += max(0, i1 - max(i0, end))
-            end = max(end, i1)
-        return covered
+        return self.extent[3]
+
+    @property
+    def extent(self) -> tuple[int, int, int, int]:
+        """``a1``, ``b0``, ``b1`` and ``aligned``, computed once."""
+        if self._extent is None:
+            covered = 0
+            end = -1
+            for i0, i1, _ in sorted(self.runs):
+                covered += max(0, i1 - max(i0, end))
+                end = max(end, i1)
+            runs = self.runs
+            self._extent = (
+                max(i1 for _, i1, _ in runs),
+                min(j0 for _, _, j0 in runs),
+                max(j0 + i1 - i0 for i0, i1, j0 in runs),
+                covered,
+            )
+        return self._extent
 
 
 REPETITIVE, CONVENTION, CAPPED = "repetitive", "convention", "runs beyond the cap"
@@ -132,7 +152,7 @@ def runs_of(matches: Matches) -> Runs:
     """The runs of a set of matches (module docstring), sorted by file pair, diagonal, start."""
     fa, pa, fb, pb = matches.fa, matches.pa, matches.fb, matches.pb
     diagonal = pb - pa
-    order = np.lexsort((pa, diagonal, fb, fa))
+    order = _order(fa, fb, diagonal, pa)
     fa, fb, pa, diagonal = fa[order], fb[order], pa[order], diagonal[order]
     if not len(fa):
         empty = np.empty(0, dtype=np.int64)
@@ -150,53 +170,162 @@ def runs_of(matches: Matches) -> Runs:
     return Runs(fa[first], fb[first], i0, i0 + diagonal[first], pa[last] - i0 + SEED)
 
 
+def _order(fa: I64, fb: I64, diagonal: I64, pa: I64) -> I64:
+    """The order of matches by file pair, diagonal and start (no two matches are equal in all).
+
+    One sort of a packed key when the four fit into 63 bits (they usually do), else a lexsort.
+    """
+    if not len(fa):
+        return np.empty(0, dtype=np.int64)
+    files = int(max(fa.max(), fb.max())) + 1
+    low, high = int(diagonal.min()), int(diagonal.max())
+    starts = int(pa.max()) + 1
+    if files * files * (high - low + 1) * starts < 2**63:
+        key = ((fa * files + fb) * (high - low + 1) + (diagonal - low)) * starts + pa
+        order: I64 = np.argsort(key)
+        return order
+    order = np.lexsort((pa, diagonal, fb, fa))
+    return order
+
+
 def chains_of(
     runs: Runs,
     min_aligned: int,
     stats: ChainStats,
     keep_pair: Callable[[int, int], bool],
     weight: I64 | None = None,
+    keep_pairs: Callable[[I64, I64], Bools] | None = None,
 ) -> list[Chain]:
     """The chains of every file pair whose runs cover at least ``min_aligned`` tokens.
 
     ``weight`` is what each run is worth to a chain (default: its length; the finder gives the
     tokens outside noise, so that aligned signatures do not pull two bodies together).
+    ``keep_pairs``, if given, answers ``keep_pair`` for arrays of pairs at once (and is used
+    instead).
     """
     if not len(runs.fa):
         return []
     key = runs.fa * (int(runs.fb.max()) + 1) + runs.fb
     bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     ends = np.r_[bounds[1:], len(key)]
+    worth = runs.length if weight is None else weight
     support = np.add.reduceat(runs.length, bounds)
-    worthy = support if weight is None else np.add.reduceat(weight, bounds)
-    out: list[Chain] = []
-    for b, e, total, worth_total in zip(
-        bounds.tolist(), ends.tolist(), support.tolist(), worthy.tolist()
+    worthy = np.add.reduceat(worth, bounds)
+    chosen = np.flatnonzero(support >= min_aligned)
+    if keep_pairs is not None:
+        chosen = chosen[keep_pairs(runs.fa[bounds[chosen]], runs.fb[bounds[chosen]])]
+        keep_pair = _always
+    pairs: list[tuple[int, int, int, int, bool]] = []
+    for b, e, worth_total, fa, fb in zip(
+        bounds[chosen].tolist(),
+        ends[chosen].tolist(),
+        worthy[chosen].tolist(),
+        runs.fa[bounds[chosen]].tolist(),
+        runs.fb[bounds[chosen]].tolist(),
     ):
-        if total < min_aligned:
+        if keep_pair(fa, fb):
+            # below the worth: all they share is signatures, imports, tables (a convention)
+            pairs.append((b, e, fa, fb, worth_total < min_aligned))
+    chained = iter(_chained(runs, worth, [p[:4] for p in pairs if not p[4]], min_aligned))
+    out: list[Chain] = []
+    for b, e, fa, fb, convention in pairs:
+        if convention:
+            stats.count(fa, fb, CONVENTION)
             continue
-        fa, fb = int(runs.fa[b]), int(runs.fb[b])
-        if not keep_pair(fa, fb):
-            continue
-        if worth_total < min_aligned:
-            stats.count(fa, fb, CONVENTION)  # all they share is signatures, imports, tables
-            continue
-        i0, j0, length = runs.i0[b:e], runs.j0[b:e], runs.length[b:e]
-        worth = length if weight is None else weight[b:e]
-        if len(i0) > MAX_RUNS:
-            stats.count(fa, fb, CAPPED, len(i0) - MAX_RUNS)
-            top = np.sort(np.argsort(-length, kind="stable")[:MAX_RUNS])
-            i0, j0, length, worth = i0[top], j0[top], length[top], worth[top]
-        if len(i0) == 1:
-            found = [Chain(fa, fb, [(int(i0[0]), int(i0[0] + length[0]), int(j0[0]))])]
-        else:
-            found = _chain_pair(
-                fa, fb, i0.tolist(), j0.tolist(), length.tolist(), worth.tolist(), min_aligned
-            )
+        found, top = next(chained)
+        if top is not None:
+            stats.count(fa, fb, CAPPED, e - b - MAX_RUNS)
         if fa == fb:
-            found = _not_self_overlapping(found, i0, j0, length, stats, min_aligned)
+            at = top if top is not None else slice(b, e)
+            found = _not_self_overlapping(
+                found, runs.i0[at], runs.j0[at], runs.length[at], stats, min_aligned
+            )
         out.extend(c for c in found if c.aligned >= min_aligned)
     return out
+
+
+def _always(fa: int, fb: int) -> bool:
+    return True
+
+
+def _chained(
+    runs: Runs, worth: I64, pairs: list[tuple[int, int, int, int]], min_aligned: int
+) -> list[tuple[list[Chain], I64 | None]]:
+    """The chains of each file pair's runs ``[b, e)``, and the runs kept when capped.
+
+    Of a pair with more than ``MAX_RUNS`` runs, the longest are chained (the rest counted by
+    the caller).
+    """
+    out: list[tuple[list[Chain], I64 | None]] = [([], None) for _ in pairs]
+    plain: list[int] = []
+    for k, (b, e, fa, fb) in enumerate(pairs):
+        if e - b <= MAX_RUNS:
+            plain.append(k)
+            continue
+        top = b + np.sort(np.argsort(-runs.length[b:e], kind="stable")[:MAX_RUNS])
+        capped = Runs(runs.fa[top], runs.fb[top], runs.i0[top], runs.j0[top], runs.length[top])
+        out[k] = (_chain_spans(capped, worth[top], [(0, MAX_RUNS, fa, fb)], min_aligned)[0], top)
+    found = _chain_spans(runs, worth, [pairs[k] for k in plain], min_aligned)
+    for k, chains in zip(plain, found):
+        out[k] = (chains, None)
+    return out
+
+
+def _chain_spans(
+    runs: Runs, worth: I64, spans: list[tuple[int, int, int, int]], min_aligned: int
+) -> list[list[Chain]]:
+    """The chains of runs ``[b, e)`` of file pair ``(fa, fb)``, for each span given.
+
+    The native core chains them all in one call; chains covering fewer than ``min_aligned``
+    tokens (which no caller keeps) are not made into :class:`Chain` objects then.
+    """
+    native = native_chain_pairs()
+    if native is None:
+        return [_chain_pair_of(runs, worth, span, min_aligned) for span in spans]
+    as64 = np.ascontiguousarray
+    found, members = native(
+        as64(runs.i0, np.int64),
+        as64(runs.j0, np.int64),
+        as64(runs.length, np.int64),
+        as64(worth, np.int64),
+        np.array([b for b, *_ in spans], np.int64),
+        np.array([e for _, e, *_ in spans], np.int64),
+        min_aligned,
+        CHAIN_GAP,
+        LOOKBACK,
+        SEED,
+    )
+    rows = np.frombuffer(found, np.int64).reshape(-1, 3)
+    members_at = np.frombuffer(members, np.int64)
+    ends = np.r_[rows[1:, 2], len(members_at)]
+    kept = np.flatnonzero(rows[:, 1] >= min_aligned)
+    sizes = ends[kept] - rows[kept, 2]
+    offsets = np.cumsum(sizes) - sizes
+    at = members_at[np.repeat(rows[kept, 2] - offsets, sizes) + np.arange(int(sizes.sum()))]
+    i0s = runs.i0[at].tolist()
+    i1s = (runs.i0[at] + runs.length[at]).tolist()
+    j0s = runs.j0[at].tolist()
+    out: list[list[Chain]] = [[] for _ in spans]
+    for span, first, size in zip(rows[kept, 0].tolist(), offsets.tolist(), sizes.tolist()):
+        _, _, fa, fb = spans[span]
+        last = first + size
+        out[span].append(
+            Chain(fa, fb, list(zip(i0s[first:last], i1s[first:last], j0s[first:last])))
+        )
+    return out
+
+
+def _chain_pair_of(
+    runs: Runs, worth: I64, span: tuple[int, int, int, int], min_aligned: int
+) -> list[Chain]:
+    """:func:`_chain_pair` of one span of runs (a single run is its own chain)."""
+    b, e, fa, fb = span
+    i0, j0, length = runs.i0[b:e], runs.j0[b:e], runs.length[b:e]
+    if e - b == 1:
+        return [Chain(fa, fb, [(int(i0[0]), int(i0[0] + length[0]), int(j0[0]))])]
+    return _chain_pair(
+        fa, fb, i0.tolist(), j0.tolist(), length.tolist(), worth[b:e].tolist(), min_aligned
+    )
 
 
 def _chain_pair(
@@ -275,7 +404,9 @@ def _not_self_overlapping(
 ) -> list[Chain]:
     """Same-file chains cut where their second side begins; repetitions dropped."""
     out: list[Chain] = []
-    diagonal = j0 - i0
+    order = np.argsort(i0, kind="stable")
+    i0, diagonal, length = i0[order], (j0 - i0)[order], length[order]
+    longest = int(length.max()) if len(length) else 0
     for chain in chains:
         pending = sorted(chain.runs)
         while pending:
@@ -287,7 +418,10 @@ def _not_self_overlapping(
             piece = Chain(chain.fa, chain.fb, head)
             if piece.aligned < min_aligned:
                 continue
-            if _periodic(piece, i0, diagonal, length):
+            # only runs that start before the piece ends and reach into it can cover it
+            lo = int(np.searchsorted(i0, piece.a0 - longest, "right"))
+            hi = int(np.searchsorted(i0, piece.b1, "left"))
+            if _periodic(piece, i0[lo:hi], diagonal[lo:hi], length[lo:hi]):
                 stats.count(piece.fa, piece.fb, REPETITIVE)
             else:
                 out.append(piece)

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
+from crystal_lsp.clones.align.duplicates import Member
 from crystal_lsp.clones.align.pairs import Memo
-from crystal_lsp.clones.align.seeds import Bools, FileSeeds, SeedTable
+from crystal_lsp.clones.align.seeds import I64, Bools, FileSeeds, SeedTable
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.languagesets import LanguageSets
 from crystal_lsp.clones.index.retrieval import MemoizedPostings, Postings
@@ -93,3 +97,39 @@ class LanguageState:
     """Disk files whose content an earlier disk file has: their seeds are not in ``table``."""
     dropped: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     """Disk files' spans of over-copied units whose seeds are dropped (:mod:`.duplicates`)."""
+    groups: dict[str, list[Member]] = field(default_factory=dict)
+    """The units of the disk files that are not duplicates, by normalized digest."""
+    _by_sha: dict[str, list[int]] | None = None
+    files: object = None
+    """The ``index.files`` dict the state was made of (its disk files never change)."""
+    disk_ok: bool = False
+    """Whether a disk file of the language is ``ok`` (then overrides do not move the S sets)."""
+    ids: dict[str, int] | None = None
+    """Disk file ids by path."""
+    crossing: dict[tuple[int, frozenset[tuple[int, bool]]], tuple[object, Any, Any]] = field(
+        default_factory=dict
+    )
+    """Outcomes of crossing pairs by memo and crossed hashes (``crystal_lsp.clones.search``)."""
+    memo_diff: tuple[object, dict[str, str], set[str], set[str]] | None = None
+    facts: tuple[Bools, I64, dict[str, int]] | None = None
+    """Per disk file: generated, and a number per content digest (``Workset.keep_pairs``)."""
+    chains: dict[str, tuple[Any, Any, Any]] = field(default_factory=dict)
+    """By override path: its last searched entry and tokens, and its chains' outcomes
+    (:mod:`crystal_lsp.clones.align.incremental`)."""
+    """A memo, then the disk files' digests, those that differ from the memo's, and the memo's
+    files that are gone (:func:`crystal_lsp.clones.align.reuse.plan`)."""
+    units: dict[str, list[tuple[int, int]]] | None = None
+    """The snippets of the disk files by normalized digest: ``(file, snippet)`` in order."""
+    snippet_counts: list[int] | None = None
+    """Per disk file, its snippets that may be reported (see ``Workset.snippet_count``)."""
+    noise_prefix: tuple[npt.NDArray[np.int32], I64] | None = None
+    """Prefix sums of every disk file's normalized noise mask, one after the other, and where
+    each file's sums begin (see ``Workset.run_weights``)."""
+
+    def by_sha(self, sha: Callable[[int], str]) -> dict[str, list[int]]:
+        """The disk files by content digest (``sha(i)``: the digest of file ``i``)."""
+        if self._by_sha is None:
+            self._by_sha = {}
+            for i in range(len(self.paths)):
+                self._by_sha.setdefault(sha(i), []).append(i)
+        return self._by_sha

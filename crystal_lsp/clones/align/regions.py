@@ -18,9 +18,8 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
+from crystal_lsp.clones.align.lines import HEADER_KINDS, entry_facts, line_table
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta, span_position
-from crystal_lsp.text.noise import DECORATOR, EXPORT, IMPORT, SIGNATURE
-from crystal_lsp.text.snippets import CLASS, FUNCTION
 
 WHOLE_UNIT = 0.9
 """A region holding this share of a unit's tokens (and little else) is that unit."""
@@ -28,8 +27,6 @@ PAIRED_UNIT = 0.6
 """The share of a unit's body a region needs to be that unit when its copy is a whole unit."""
 EXTEND_LINES = 3
 """How many lines beyond an aligned region may be added when they correspond."""
-HEADER_KINDS = (SIGNATURE, DECORATOR)
-EDGE_KINDS = (IMPORT, EXPORT)
 SLIVER_LINES = 2
 """A unit entered (or left) by at most this many lines at a region's edge is cut off."""
 
@@ -100,14 +97,14 @@ def finish(
     ``header`` is the entry's :func:`header_prefix` (computed when not given).
     """
     start, end = _without_edge_noise(entry, heavy, start, end)
-    units = [m for m in entry.snippets if m.kind in (FUNCTION, CLASS)]
-    start, end = _cut_slivers(units, heavy.lines, start, end)
+    facts = entry_facts(entry)
+    start, end = _cut_slivers(facts.units_near(start, end), heavy.lines, start, end)
     unit = _whole_unit(entry, start, end, header if header is not None else header_prefix(entry))
     whole = unit >= 0
     if whole:
         start, end = entry.snippets[unit].start, entry.snippets[unit].end
     else:
-        unit = enclosing(entry.snippets, start, end)
+        unit = facts.enclosing(start, end)
     first_line, first_col, last_line, last_col = span_position(start, end, heavy)
     return Region(path, start, end, first_line, first_col, last_line, last_col, unit, whole)
 
@@ -118,31 +115,9 @@ def line_shapes(heavy: Heavy, start: int, end: int) -> list[tuple[int, str]]:
     A line's shape is its tokens with names (member names and builtins too) as ``ID`` and
     literals as ``LIT``: what stays when code is renamed. A line holding nothing but a string (a
     docstring, a comment-like literal) keeps its text: two docstrings correspond only when they
-    say the same.
+    say the same. Each whole line's shape is computed once per file (:mod:`.lines`).
     """
-    out: list[tuple[int, str]] = []
-    lines, cats, texts = heavy.lines, heavy.cats, heavy.texts
-    shape = _SHAPE_WORDS.get
-    first = start
-    line = lines[start] if start < end else -1
-    words: list[str] = []
-    for i in range(start, end):
-        if lines[i] != line:
-            out.append((first, _shape(words, cats, texts, first)))
-            words, first, line = [], i, lines[i]
-        words.append(shape(cats[i]) or texts[i])
-    out.append((first, _shape(words, cats, texts, first)))
-    return out
-
-
-# a token category's word in a line shape (names and literals); other tokens are their text
-_SHAPE_WORDS = {"N": "ID", "A": "ID", "B": "ID", "S": "LIT", "M": "LIT"}
-
-
-def _shape(words: list[str], cats: str, texts: list[str], first: int) -> str:
-    if words == ["LIT"] and cats[first] == "S":
-        return texts[first]
-    return " ".join(words)
+    return line_table(heavy).shapes(start, end)
 
 
 def _line_blocks(
@@ -195,7 +170,7 @@ def corresponding(
 
 def unit_bounds(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:
     """Tokens of the smallest unit holding tokens ``[start, end)`` (the file when none)."""
-    unit = enclosing(entry.snippets, start, end)
+    unit = entry_facts(entry).enclosing(start, end)
     if unit < 0:
         return 0, len(heavy.lines)
     return entry.snippets[unit].start, entry.snippets[unit].end
@@ -203,10 +178,7 @@ def unit_bounds(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, 
 
 def _line(heavy: Heavy, token: int) -> tuple[int, int, str]:
     """The token span of the line holding ``token``, and its shape."""
-    lines = heavy.lines
-    lo = bisect.bisect_left(lines, lines[token])
-    hi = bisect.bisect_right(lines, lines[token])
-    return lo, hi, line_shapes(heavy, lo, hi)[0][1]
+    return line_table(heavy).line(token)
 
 
 def extended(
@@ -265,7 +237,7 @@ def as_unit(entry: Entry, region: Region, header: list[int]) -> Region:
     Used when the other side of a pair is a whole unit: a copy edited at its end (a statement
     added, one removed) is a copy of the whole function even where alignment stops early.
     """
-    unit = enclosing(entry.snippets, region.start, region.end)
+    unit = entry_facts(entry).enclosing(region.start, region.end)
     if unit < 0 or region.whole:
         return region
     m = entry.snippets[unit]
@@ -283,14 +255,7 @@ _CLOSING = frozenset(")]};,")
 
 def _line_spans(heavy: Heavy, start: int, end: int) -> list[tuple[int, int]]:
     """``(first token, end)`` of each line of tokens ``[start, end)``."""
-    out: list[tuple[int, int]] = []
-    lines = heavy.lines
-    first = start
-    for i in range(start + 1, end + 1):
-        if i == end or lines[i] != lines[i - 1]:
-            out.append((first, i))
-            first = i
-    return out
+    return line_table(heavy).spans(start, end)
 
 
 def trimmed(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:
@@ -310,8 +275,9 @@ def trimmed(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]
     def doc(lo: int, hi: int) -> bool:
         return hi - lo == 1 and cats[lo] == "S"
 
-    headers = [(a, b) for a, b, kind in entry.noise if kind in HEADER_KINDS]
-    beyond = [m for m in entry.snippets if start <= m.start < end < m.end]
+    headers = entry_facts(entry).headers
+    near = [entry.snippets[k] for k in entry_facts(entry).near(start, end)]
+    beyond = [m for m in near if start <= m.start < end < m.end]
 
     def opens_beyond(lo: int, hi: int) -> bool:
         """The line starts a unit the span leaves, or is header (decorator, signature) of one."""
@@ -340,7 +306,7 @@ def within_units(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int,
     a reported range is one unit's code, unless the copy really continues across.
     """
     lines = heavy.lines
-    units = [m for m in entry.snippets if m.kind in (FUNCTION, CLASS)]
+    units = entry_facts(entry).units_near(start, end)
     start0, end0 = start, end
 
     def count(lo: int, hi: int) -> int:
@@ -382,7 +348,7 @@ def whole_lines(lines: list[int], start: int, end: int) -> tuple[int, int]:
 
 def _without_edge_noise(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:
     """Whole lines of imports or exports at either edge left out (they are no part of a copy)."""
-    edges = [(a, b) for a, b, kind in entry.noise if kind in EDGE_KINDS and b > start and a < end]
+    edges = [(a, b) for a, b in entry_facts(entry).edges if b > start and a < end]
     if not edges:
         return start, end
     lines = heavy.lines
@@ -434,7 +400,8 @@ def _whole_unit(entry: Entry, start: int, end: int, header: list[int]) -> int:
     renamed signature is a copy of the whole function. ``header``: :func:`header_prefix`.
     """
     best, size = -1, 0
-    for k, m in enumerate(entry.snippets):
+    for k in entry_facts(entry).near(start, end):
+        m = entry.snippets[k]
         if m.end <= start or m.start >= end or m.tokens <= size:
             continue
         inside = min(end, m.end) - max(start, m.start)

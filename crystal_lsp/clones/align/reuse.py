@@ -4,7 +4,7 @@ A full scan aligns every pair of files. When only a few files changed since the 
 scan (same settings, same S sets), every pair of unchanged files aligns exactly as before -- their
 seeds are the same, and so are the chains, candidates and scores made from them -- unless a changed
 file moved a seed hash across the ``max-df`` boilerplate cut (its number of occurrences crossed
-it): then every file holding that hash is aligned afresh too. The previous scan's outcome of the
+it): then every pair of files holding that hash is aligned afresh too. The previous scan's outcome of the
 other pairs (:class:`~crystal_lsp.clones.align.alignment.PairRecord`: copies, filter counts) is reused,
 the rest computed, so the result equals a fresh scan's.
 """
@@ -14,12 +14,14 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from crystal_lsp.clones.align.duplicates import without_spans
 from crystal_lsp.clones.align.pairs import Memo, PairKey, PairRecord, RegionPair
+from crystal_lsp.clones.align.plan import Plan
 from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.align.seeds import FileSeeds
 from crystal_lsp.text.fingerprints import U64
@@ -31,15 +33,7 @@ log = logging.getLogger(__name__)
 
 REUSE_SHARE = 0.25
 """Beyond this share of changed files, everything is aligned afresh."""
-FORMAT = 1
-
-
-@dataclass
-class Plan:
-    """What a full scan aligns afresh, and the pair records it takes over."""
-
-    affected: list[int]
-    records: dict[PairKey, PairRecord]
+FORMAT = 2
 
 
 def memo_key(work: Workset) -> str:
@@ -62,6 +56,7 @@ def load(work: Workset) -> Memo | None:
         memo = Memo(
             dict(doc["files"]),
             {_pair_key(k): _record(v) for k, v in doc["records"].items()},
+            {p: [(int(a), int(b)) for a, b in s] for p, s in doc["spans"].items()},
         )
     except (KeyError, TypeError, ValueError) as exc:
         log.warning("alignment memo is malformed (%s); aligning afresh", exc)
@@ -76,36 +71,81 @@ def plan(work: Workset) -> Plan | None:
     if memo is None:
         return None
     try:
-        old_files = memo.files
-        current = _current(work)
-        changed = {p for p, sha in current.items() if old_files.get(p) != sha}
-        removed = set(old_files) - set(current)
+        current, changed, removed = _changes(work, memo)
         if len(changed) + len(removed) > REUSE_SHARE * max(1, len(current)):
             return None
-        crossing = _crossing_owners(work, changed | removed, old_files)
-        if crossing is None:
+        found = _crossing(work, changed | removed, memo)
+        if found is None:
             return None
-        affected = changed | (crossing & current.keys())  # hidden files take no part
-        records = {
-            key: record for key, record in memo.records.items() if _reusable(key, current, affected)
+        crossing, status = found
+        ids = work.ids
+        pairs = {
+            (min(ids[a], ids[b]), max(ids[a], ids[b]))
+            for a, b in crossing
+            if a not in changed and b not in changed
         }
+        dropped = memo.touching(changed | removed) | crossing
     except (KeyError, TypeError, ValueError) as exc:
         log.warning("alignment memo is malformed (%s); aligning afresh", exc)
         return None
-    return Plan(sorted(work.ids[p] for p in affected), records)
+    return Plan(sorted(ids[p] for p in changed), memo, dropped, pairs, status)
 
 
 def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
     """Keep a full scan's pair records for the next search."""
     kept = {k: r for k, r in records.items() if r.accepted or r.candidates or r.filtered}
-    memo = Memo(_current(work), kept)
+    spans = {work.paths[i]: work.spans(i) for i in work.ids.values() if work.spans(i)}
+    memo = Memo(_current(work), kept, spans)
     doc = {
         "format": FORMAT,
         "files": memo.files,
+        "spans": {p: [list(span) for span in s] for p, s in spans.items()},
         "records": {f"{a}\0{b}": _record_json(r) for (a, b), r in kept.items()},
     }
     work.finder.memos[memo_key(work)] = memo
     work.finder.index.store.set(memo_key(work), doc)
+
+
+def _changes(work: Workset, memo: Memo) -> tuple[dict[str, str], set[str], set[str]]:
+    """The search's files' digests, those whose seeds differ from the memo's, the memo's gone.
+
+    The digests are those of :func:`_current`. What the disk files give is kept by the language state (for this memo); a search only
+    looks again at the files its overrides touch.
+    """
+    state = work.state
+    if state.memo_diff is None or state.memo_diff[0] is not memo:
+        disk = {p: s + ("=" if i in state.duplicates else "") for p, s, i in _disk_shas(work)}
+        differ = {
+            p
+            for i, p in enumerate(state.paths)
+            if memo.files.get(p) != disk[p]
+            or memo.spans.get(p, []) != ([] if i in state.duplicates else state.dropped.get(i, []))
+        }
+        state.memo_diff = (memo, disk, differ, set(memo.files) - set(disk))
+    _, disk, differ, gone = state.memo_diff
+    touched = set(work.extra) | set(work.changed) | (work.duplicates ^ state.duplicates)
+    touched -= work.hidden
+    current = dict(disk)
+    for i in work.hidden:
+        del current[work.paths[i]]
+    files = work.finder.index.files
+    for i in sorted(touched):
+        path = work.paths[i]
+        current[path] = files[path].sha + ("=" if i in work.duplicates else "")
+    changed = differ - {work.paths[i] for i in work.hidden | touched}
+    changed.update(
+        work.paths[i]
+        for i in touched
+        if memo.files.get(work.paths[i]) != current[work.paths[i]]
+        or memo.spans.get(work.paths[i], []) != work.spans(i)
+    )
+    removed = gone | {work.paths[i] for i in work.hidden if work.paths[i] in memo.files}
+    return current, changed, removed
+
+
+def _disk_shas(work: Workset) -> list[tuple[str, str, int]]:
+    files = work.finder.index.files
+    return [(p, files[p].sha, i) for i, p in enumerate(work.state.paths)]
 
 
 def _current(work: Workset) -> dict[str, str]:
@@ -122,39 +162,42 @@ def _pair_key(key: str) -> PairKey:
     return a, b
 
 
-def _reusable(key: PairKey, current: dict[str, str], affected: set[str]) -> bool:
-    a, b = key
-    return a in current and b in current and a not in affected and b not in affected
+def _crossing(
+    work: Workset, changed: Iterable[str], memo: Memo
+) -> tuple[set[PairKey], frozenset[tuple[int, bool]]] | None:
+    """The pairs of files that share a seed hash whose count crossed ``max-df`` since the memo.
 
-
-def _crossing_owners(
-    work: Workset, changed: Iterable[str], old_files: dict[str, str]
-) -> set[str] | None:
-    """Unchanged files holding a seed hash whose count crossed ``max-df`` (None: unknown)."""
-    trivial = work.state.trivial
+    ``changed`` are the files whose seeds differ from the memo's (None: their old seeds are
+    unknown). A pair of files shares such a hash when both hold it now.
+    """
     old_parts: list[U64] = []
     new_parts: list[U64] = []
     for path in changed:
         if path in work.ids:
             new_parts.append(work.seeds(work.ids[path]).hashes)
-        if path in old_files and not old_files[path].endswith("="):  # a duplicate had none
-            entry = work.finder.index.cached_entry(old_files[path])
+        sha = memo.files.get(path)
+        if sha is not None and not sha.endswith("="):  # a duplicate had none
+            entry = work.finder.index.cached_entry(sha)
             if entry is None:
                 return None
-            old_parts.append(FileSeeds.of(entry, trivial).hashes)
+            spans = [(int(a), int(b)) for a, b in memo.spans.get(path, [])]
+            old_parts.append(without_spans(FileSeeds.of(entry, work.state.trivial), spans).hashes)
     old, new = _counts(old_parts), _counts(new_parts)
     keys = np.union1d(old[0], new[0])
     if not len(keys):
-        return set()
-    table = work.state.table
-    now = np.searchsorted(table.hashes, keys, "right") - np.searchsorted(table.hashes, keys)
+        return set(), frozenset()
+    now = work.counts(keys)
     before = now - _lookup(new, keys) + _lookup(old, keys)
-    max_df = table.max_df
-    crossed = keys[((now >= 2) & (now <= max_df)) != ((before >= 2) & (before <= max_df))]
-    lo = np.searchsorted(table.hashes, crossed, "left")
-    hi = np.searchsorted(table.hashes, crossed, "right")
-    owners = {int(o) for a, b in zip(lo.tolist(), hi.tolist()) for o in table.owners[a:b]}
-    return {work.paths[o] for o in owners}
+    max_df = work.finder.config.max_df
+    pairable = (now >= 2) & (now <= max_df)
+    moved = pairable != ((before >= 2) & (before <= max_df))
+    crossed = keys[moved]
+    status = frozenset(zip(crossed.tolist(), pairable[moved].tolist()))
+    out: set[PairKey] = set()
+    for owners in work.owners(crossed):
+        paths = sorted({work.paths[o] for o in owners})
+        out.update((a, b) for k, a in enumerate(paths) for b in paths[k + 1 :])
+    return out, status
 
 
 def _counts(parts: list[U64]) -> tuple[U64, Any]:

@@ -146,10 +146,7 @@ class SeedTable:
         starts, counts = self.starts, self.counts
         chosen = _chosen(among, self.owners)
         if chosen is not None:
-            group = np.repeat(np.arange(len(starts)), counts)
-            hit = np.zeros(len(starts), dtype=bool)
-            hit[np.unique(group[chosen[self.owners]])] = True
-            starts, counts = starts[hit], counts[hit]
+            return self._matches_of(chosen)
         left: list[I64] = []
         right: list[I64] = []
         for size in range(2, self.max_df + 1):
@@ -162,16 +159,37 @@ class SeedTable:
             right.append(rows[:, hi].ravel())
         if not left:
             return Matches.empty()
-        x, y = np.concatenate(left), np.concatenate(right)
+        return self._oriented(np.concatenate(left), np.concatenate(right))
+
+    def _matches_of(self, chosen: Bools) -> Matches:
+        """The pairs of equal seeds with a side in the chosen files (as :meth:`matches`).
+
+        Each chosen occurrence is paired with the others of its hash (a pair of two chosen
+        occurrences once); the pairs of hashes no chosen file has are never made.
+        """
+        group = np.repeat(np.arange(len(self.starts)), self.counts)
+        mine = chosen[self.owners]
+        pairable = (self.counts >= 2) & (self.counts <= self.max_df)
+        x = np.flatnonzero(mine & pairable[group])
+        if not len(x):
+            return Matches.empty()
+        size = self.counts[group[x]]
+        first = np.repeat(self.starts[group[x]], size)
+        y = first + np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+        x = np.repeat(x, size)
+        keep = (y != x) & (~mine[y] | (y > x))
+        return self._oriented(x[keep], y[keep])
+
+    def _oriented(self, x: I64, y: I64) -> Matches:
+        """The matches of occurrences ``x[k]`` and ``y[k]``, each pair in (file, position) order."""
         fa, pa, fb, pb = self.owners[x], self.positions[x], self.owners[y], self.positions[y]
         swap = (fa > fb) | ((fa == fb) & (pa > pb))
-        out = Matches(
+        return Matches(
             np.where(swap, fb, fa),
             np.where(swap, pb, pa),
             np.where(swap, fa, fb),
             np.where(swap, pa, pb),
         )
-        return out if chosen is None else out.without(chosen[out.fa] | chosen[out.fb])
 
     def overlaid(self, keys: U64, extra: dict[int, FileSeeds], hidden: set[int]) -> SeedTable:
         """The occurrences of the hashes ``keys``, with ``extra`` files added, ``hidden`` left out.

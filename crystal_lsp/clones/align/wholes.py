@@ -8,7 +8,7 @@ pairs decided by the similarity seam like aligned ones (:func:`alignment.decided
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.align.alignment import Found, decided, min_copied_tokens
@@ -50,20 +50,7 @@ def whole_copies(
         allowed = (None, "identical", "filtered")
         return x not in done and y not in done and work.skip_reason(x, y) in allowed
 
-    # a group touches those files only if one of their units has its digest: leave the other
-    # units out before grouping (the groups kept are the same, at a fraction of the cost)
-    digests = (
-        None
-        if touching is None
-        else {m.norm_sha for p in touching if p in files for m in files[p].entry.snippets}
-    )
-    units = [
-        Unit(work.paths[i], k, meta)
-        for i in work.ids.values()
-        if i not in work.duplicates  # an identical file's units are its original's
-        for k, meta in enumerate(files[work.paths[i]].entry.snippets)
-        if digests is None or meta.norm_sha in digests
-    ]
+    units = _units(work, touching)
     found: list[Found] = []
     groups = unit_groups(units, config.report_data)
     if touching is not None:
@@ -86,6 +73,25 @@ def whole_copies(
     return [pair for pair in decided(work, found, out, None) if pair is not None]
 
 
+def _units(work: Workset, touching: set[str] | None) -> list[Unit]:
+    """The units to group: all of them, or those sharing a digest with a unit of ``touching``."""
+    files = work.finder.index.files
+    if touching is None:
+        return [
+            Unit(work.paths[i], k, meta)
+            for i in work.ids.values()
+            if i not in work.duplicates  # an identical file's units are its original's
+            for k, meta in enumerate(files[work.paths[i]].entry.snippets)
+        ]
+    # a group touches those files only if one of their units has its digest: leave the other
+    # units out before grouping (the groups kept are the same, at a fraction of the cost)
+    digests = {m.norm_sha for p in touching if p in files for m in files[p].entry.snippets}
+    return [
+        Unit(work.paths[i], k, files[work.paths[i]].entry.snippets[k])
+        for i, k in work.units_of(digests)
+    ]
+
+
 def _identical(
     work: Workset,
     fresh: Callable[[int, int], bool],
@@ -95,9 +101,13 @@ def _identical(
 ) -> list[Found]:
     """Identical files as whole-file candidates (scored like any other pair)."""
     files = work.finder.index.files
+    ids: Iterable[int] = work.ids.values()
+    if touching is not None:  # only the files of the touching files' contents
+        shas = {files[p].sha for p in touching if p in work.ids}
+        ids = sorted(i for i in ids if files[work.paths[i]].sha in shas)
     triples = [
         (work.paths[i], files[work.paths[i]].sha, files[work.paths[i]].entry.token_count)
-        for i in work.ids.values()
+        for i in ids
     ]
     found: list[Found] = []
     for group in identical_files(triples, work.finder.config.min_tokens):

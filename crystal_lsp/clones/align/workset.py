@@ -16,12 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from crystal_lsp.clones.align.candidates import Side
 from crystal_lsp.clones.align.chains import Runs
 from crystal_lsp.clones.align.context import Finder, LanguageState
-from crystal_lsp.clones.align.duplicates import duplicate_files, overcopied_spans, without_spans
+from crystal_lsp.clones.align.duplicates import regrouped_spans, without_spans
+from crystal_lsp.clones.align.incremental import ChainMemo
 from crystal_lsp.clones.align.pairs import PairKey, PairRecord
+from crystal_lsp.clones.align.plan import Plan
 from crystal_lsp.clones.align.regions import Region, header_prefix
 from crystal_lsp.clones.align.seeds import (
     I64,
@@ -32,7 +35,8 @@ from crystal_lsp.clones.align.seeds import (
     raw_noise_mask,
 )
 from crystal_lsp.clones.similarity import Code, Item, Similarity
-from crystal_lsp.text.entries import GENERATED, OK
+from crystal_lsp.text.entries import GENERATED, OK, Entry
+from crystal_lsp.text.fingerprints import U64
 from crystal_lsp.text.snippets import DATA
 
 GENERATED_PAIR = "generated"
@@ -56,6 +60,10 @@ class Workset:
     _sides: dict[int, Side] = field(default_factory=dict)
     _noise: dict[int, Bools] = field(default_factory=dict)
     _noise_raw: dict[int, Bools] = field(default_factory=dict)
+    _facts: tuple[Bools, Bools, I64] | None = None
+    _spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    chain_memo: ChainMemo | None = None
+    """The kept outcomes of an edited override's chains (:mod:`.incremental`), if any."""
 
     @classmethod
     def of(cls, finder: Finder, state: LanguageState, language: str) -> Workset:
@@ -64,12 +72,12 @@ class Workset:
         paths = list(state.paths)
         extra: dict[int, FileSeeds] = {}
         hidden: set[int] = set()
-        disk = {p: i for i, p in enumerate(paths)}
-        for path, file in sorted(files.items()):
+        if state.ids is None:
+            state.ids = {p: i for i, p in enumerate(paths)}
+        disk = state.ids
+        for path, file in sorted((p, s) for p, s in files.items() if s.override):
             entry = file.entry
-            if not file.override or entry.language != language:
-                continue
-            if entry.status not in (OK, GENERATED):
+            if entry.language != language or entry.status not in (OK, GENERATED):
                 continue
             extra[len(paths)] = FileSeeds.of(entry, state.trivial)
             paths.append(path)
@@ -77,7 +85,10 @@ class Workset:
             if replaced is not None and replaced in disk:
                 hidden.add(disk[replaced])
         work = cls(finder, state, paths, extra, hidden)
-        work.ids = {p: i for i, p in enumerate(paths) if i not in hidden}
+        work.ids = dict(disk)
+        for i in sorted(hidden):
+            del work.ids[paths[i]]
+        work.ids.update((paths[i], i) for i in extra)
         if extra or hidden:
             work._own_duplicates()
         else:
@@ -89,27 +100,58 @@ class Workset:
 
         The language state's table was made for the files on disk; a disk file whose seeds
         differ in this search (its original is hidden, a group of units crossed the count that
-        makes it over-copied) takes part with its own seeds, as an override does.
+        makes it over-copied) takes part with its own seeds, as an override does. Only what
+        the overrides and the hidden files touch is computed again: the identical files of
+        their contents, the groups of their units.
         """
         files = self.finder.index.files
-        ids = sorted(self.ids.values())
-        keys = [
-            (f"{int(i in self.extra)}{self.paths[i].lstrip(chr(0))}", files[self.paths[i]].sha)
-            for i in ids
-        ]
-        self.duplicates = {ids[k] for k in duplicate_files(keys)}
-        entries = [None if i in self.duplicates else files[self.paths[i]].entry for i in ids]
-        spans = overcopied_spans(entries, self.finder.config.max_df)
         state = self.state
-        for k, i in enumerate(ids):
-            wanted = spans.get(k, [])
+
+        def entry_of(i: int) -> Entry:
+            return files[self.paths[i]].entry
+
+        self.duplicates = self._duplicate_ids()
+        before = set(range(len(state.paths))) - state.duplicates
+        now = {i for i in self.ids.values() if i not in self.duplicates}
+        changes = (before - now, sorted(now - before))
+        spans = regrouped_spans(
+            state.groups, state.dropped, entry_of, changes, self.finder.config.max_df
+        )
+        for i in sorted(set(self.extra) | set(spans) | state.duplicates):
+            if i in self.hidden:
+                continue
+            wanted = spans.get(i, state.dropped.get(i, []))
             if i in self.extra:
                 self.extra[i] = without_spans(self.extra[i], wanted)
+                self._spans[i] = wanted
             elif i not in self.duplicates and (
                 i in state.duplicates or wanted != state.dropped.get(i, [])
             ):
-                entry = files[self.paths[i]].entry
-                self.changed[i] = without_spans(FileSeeds.of(entry, state.trivial), wanted)
+                seeds = FileSeeds.of(entry_of(i), state.trivial)
+                self.changed[i] = without_spans(seeds, wanted)
+                self._spans[i] = wanted
+
+    def _duplicate_ids(self) -> set[int]:
+        """Files whose content an earlier file of the search has (:func:`duplicate_files`)."""
+        files = self.finder.index.files
+        state = self.state
+
+        def sha(i: int) -> str:
+            return files[self.paths[i]].sha
+
+        def order(i: int) -> str:
+            return f"{int(i in self.extra)}{self.paths[i].lstrip(chr(0))}"
+
+        touched = {sha(i) for i in self.extra} | {sha(i) for i in self.hidden}
+        found = {i for i in state.duplicates if sha(i) not in touched}
+        by_sha = state.by_sha(sha)
+        for content in touched:
+            members = [i for i in by_sha.get(content, []) if i not in self.hidden]
+            members += [i for i in self.extra if sha(i) == content]
+            if len(members) > 1:
+                first = min(members, key=order)
+                found.update(i for i in members if i != first)
+        return found
 
     @property
     def similarity(self) -> Similarity:
@@ -121,12 +163,65 @@ class Workset:
         """Indexed snippets of the search's files that may be reported (not data, suppressed)."""
         files = self.finder.index.files
         report_data = self.finder.config.report_data
-        return sum(
-            1
-            for i in self.ids.values()
-            for m in files[self.paths[i]].entry.snippets
-            if not m.suppressed and (report_data or m.kind != DATA)
+
+        def count(i: int) -> int:
+            snippets = files[self.paths[i]].entry.snippets
+            return sum(1 for m in snippets if not m.suppressed and (report_data or m.kind != DATA))
+
+        state = self.state
+        if state.snippet_counts is None:
+            state.snippet_counts = [count(i) for i in range(len(state.paths))]
+        disk = state.snippet_counts
+        total = sum(disk) - sum(disk[i] for i in self.hidden)
+        return total + sum(count(i) for i in self.extra)
+
+    def spans(self, i: int) -> list[tuple[int, int]]:
+        """The normalized spans of over-copied units whose seeds file ``i`` leaves out."""
+        if i in self.duplicates:
+            return []
+        found = self._spans.get(i)
+        if found is None and i not in self.extra:
+            found = self.state.dropped.get(i)
+        return found or []
+
+    def counts(self, hashes: U64) -> I64:
+        """How often each seed hash occurs in the files of this search."""
+        table = self.state.table
+        out: I64 = np.searchsorted(table.hashes, hashes, "right") - np.searchsorted(
+            table.hashes, hashes, "left"
         )
+        for i, sign in self._differing():
+            seeds = self.state.seeds[i] if sign < 0 else self.seeds(i)
+            found, counts = np.unique(seeds.hashes, return_counts=True)
+            at = np.minimum(np.searchsorted(found, hashes), max(len(found) - 1, 0))
+            hit = found[at] == hashes if len(found) else np.zeros(len(hashes), bool)
+            out[hit] += sign * counts[at[hit]]
+        return out
+
+    def owners(self, hashes: U64) -> list[set[int]]:
+        """The files of this search holding each seed hash."""
+        table = self.state.table
+        lo = np.searchsorted(table.hashes, hashes, "left").tolist()
+        hi = np.searchsorted(table.hashes, hashes, "right").tolist()
+        gone = {i for i, sign in self._differing() if sign < 0}
+        out = [set(table.owners[a:b].tolist()) - gone for a, b in zip(lo, hi)]
+        for i, sign in self._differing():
+            if sign > 0:
+                held = np.isin(hashes, self.seeds(i).hashes).tolist()
+                for k in np.flatnonzero(held).tolist():
+                    out[k].add(i)
+        return out
+
+    def _differing(self) -> list[tuple[int, int]]:
+        """Files whose seeds here differ from the state table's: -1 (theirs out), +1 (ours in)."""
+        state = self.state
+        out = [
+            (i, -1) for i in sorted(self.hidden | set(self.changed)) if i not in state.duplicates
+        ]
+        out += [
+            (i, 1) for i in sorted(set(self.extra) | set(self.changed)) if i not in self.duplicates
+        ]
+        return out
 
     def seeds(self, i: int) -> FileSeeds:
         """The seeds of file ``i`` (none for a duplicate of another file)."""
@@ -153,17 +248,32 @@ class Workset:
         weight: I64 = runs.length.copy()
         if not len(weight):
             return weight
-        starts = np.flatnonzero(np.r_[True, runs.fa[1:] != runs.fa[:-1]])
-        ends = np.r_[starts[1:], len(weight)]
-        for b, e in zip(starts.tolist(), ends.tolist()):
-            noise = self.noise(int(runs.fa[b]))
-            if not noise.any():
-                continue
+        prefix, offsets = self._noise_prefix()
+        disk = runs.fa < len(self.state.paths)
+        if disk.any():
+            fa, i0, length = runs.fa[disk], runs.i0[disk], runs.length[disk]
+            size = offsets[fa + 1] - offsets[fa] - 1
+            lo, hi = np.minimum(i0, size), np.minimum(i0 + length, size)
+            weight[disk] -= prefix[offsets[fa] + hi] - prefix[offsets[fa] + lo]
+        for i in np.unique(runs.fa[~disk]).tolist():
+            at = runs.fa == i
+            noise = self.noise(i)
             prefix = np.r_[0, np.cumsum(noise)]
-            lo = np.minimum(runs.i0[b:e], len(noise))
-            hi = np.minimum(runs.i0[b:e] + runs.length[b:e], len(noise))
-            weight[b:e] -= prefix[hi] - prefix[lo]
+            lo = np.minimum(runs.i0[at], len(noise))
+            hi = np.minimum(runs.i0[at] + runs.length[at], len(noise))
+            weight[at] -= prefix[hi] - prefix[lo]
         return weight
+
+    def _noise_prefix(self) -> tuple[npt.NDArray[np.int32], I64]:
+        """The prefix sums of the disk files' noise masks (kept by the language state)."""
+        if self.state.noise_prefix is None:
+            parts = [np.zeros(1, np.int32)]
+            for i in range(len(self.state.paths)):
+                parts.append(np.r_[0, np.cumsum(self.noise(i), dtype=np.int32)].astype(np.int32))
+            sizes = np.array([len(part) for part in parts[1:]], dtype=np.int64)
+            offsets = np.r_[0, np.cumsum(sizes)].astype(np.int64) + 1
+            self.state.noise_prefix = (np.concatenate(parts), offsets)
+        return self.state.noise_prefix
 
     def noise(self, i: int) -> Bools:
         """Per normalized token of file ``i``: inside noise (no tokens loaded).
@@ -215,6 +325,61 @@ class Workset:
         """Whether two files are compared at all (and why not, when not: a filter reason)."""
         return self.skip_reason(fa, fb) is None
 
+    def units_of(self, digests: set[str]) -> list[tuple[int, int]]:
+        """The snippets ``(file, index)`` of the search's files with one of these digests.
+
+        Duplicates (:attr:`duplicates`) left out; in file order, then snippet order.
+        """
+        state = self.state
+        files = self.finder.index.files
+        if state.units is None:
+            state.units = {}
+            for i, path in enumerate(state.paths):
+                for k, meta in enumerate(files[path].entry.snippets):
+                    state.units.setdefault(meta.norm_sha, []).append((i, k))
+        skip = self.hidden | self.duplicates
+        out = [u for d in digests for u in state.units.get(d, ()) if u[0] not in skip]
+        for i in self.extra:
+            if i not in self.duplicates:
+                snippets = files[self.paths[i]].entry.snippets
+                out += [(i, k) for k, meta in enumerate(snippets) if meta.norm_sha in digests]
+        return sorted(out)
+
+    def keep_pairs(self, fa: I64, fb: I64) -> Bools:
+        """:meth:`keep_pair` of many pairs of files at once."""
+        files = self.finder.index.files
+        if self._facts is None:
+            state = self.state
+            if state.facts is None:  # of the disk files, kept by the language state
+                shas: dict[str, int] = {}
+                disk = [files[p] for p in state.paths]
+                state.facts = (
+                    np.array([s.entry.status == GENERATED for s in disk], dtype=bool),
+                    np.array([shas.setdefault(s.sha, len(shas)) for s in disk], dtype=np.int64),
+                    shas,
+                )
+            generated, sha, shas = state.facts
+            hidden = np.zeros(len(self.paths), dtype=bool)
+            hidden[sorted(self.hidden)] = True
+            extra = [files[self.paths[i]] for i in range(len(state.paths), len(self.paths))]
+            more = dict(shas)
+            self._facts = (
+                hidden,
+                np.r_[generated, [s.entry.status == GENERATED for s in extra]].astype(bool),
+                np.r_[sha, [more.setdefault(s.sha, len(more)) for s in extra]].astype(np.int64),
+            )
+        hidden, generated, sha = self._facts
+        keep: Bools = ~(hidden[fa] | hidden[fb]) & ~(generated[fa] & generated[fb])
+        keep &= (fa == fb) | (sha[fa] != sha[fb])
+        if not self.finder.config.same_file:
+            keep &= fa != fb
+        pair_filter = self.finder.pair_filter
+        if pair_filter is not None:
+            for k in np.flatnonzero(keep).tolist():
+                a, b = files[self.paths[int(fa[k])]], files[self.paths[int(fb[k])]]
+                keep[k] = pair_filter(a.path, b.path)
+        return keep
+
     def skip_reason(self, fa: int, fb: int) -> str | None:
         """Why two files are not compared (None: they are)."""
         if fa in self.hidden or fb in self.hidden:
@@ -254,6 +419,14 @@ class Copies:
     timings: dict[str, float] = field(default_factory=dict)
     digests: set[str] = field(default_factory=set)
     """Content digests of every region scored (the pair scores worth keeping)."""
+    base: Plan | None = None
+    """The previous full scan's records this search takes over (besides ``records``)."""
+
+    def all_records(self) -> dict[PairKey, PairRecord]:
+        """The records taken over, then those of this search."""
+        if self.base is None:
+            return self.records
+        return {**self.base.records, **self.records}
 
     def record(self, key: PairKey) -> PairRecord:
         """The record of a file pair (created on first use)."""
@@ -270,11 +443,15 @@ class Copies:
     @property
     def candidates(self) -> int:
         """Chains made candidates, over all file pairs."""
-        return sum(r.candidates for r in self.records.values())
+        taken = self.base.totals()[0] if self.base is not None else 0
+        return taken + sum(r.candidates for r in self.records.values())
 
     def all_filtered(self) -> Counter[str]:
         """Every candidate left out on purpose, by reason."""
         total = Counter(self.filtered)
+        if self.base is not None:
+            for reason, count in self.base.totals()[1].items():
+                total[reason] += count
         for r in self.records.values():
             for reason, count in r.filtered.items():
                 total[reason] += count
