@@ -8,6 +8,7 @@ the hook (an adapter of its own) uses it without importing the CLI.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -33,6 +34,25 @@ class CrystalError(ValueError):
     def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ``[low, high]`` (else a usage error, exit 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, not {value}")
+        return value
+
+    return parse
+
+
+JOBS = int_in(1, 1024)
+"""The range of every ``--jobs`` (processes): a usage error beyond it, never a fork bomb."""
 
 
 def install_command(extra: str) -> str:

@@ -38,7 +38,7 @@ from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined
 from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
 from crystal_lsp.clones.settings import ScanConfig, load_config
-from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError, run_guarded
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, JOBS, CrystalError, run_guarded
 from crystal_lsp.version import __version__
 
 from .report import (
@@ -294,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("PRE_COMMIT_TO_REF") or None,
         help="... up to this commit (default: $PRE_COMMIT_TO_REF)",
     )
-    p.add_argument("--jobs", type=int, metavar="N", help="tokenizer processes for a cold index")
+    p.add_argument("--jobs", type=JOBS, metavar="N", help="tokenizer processes for a cold index")
     p.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,

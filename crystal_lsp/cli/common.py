@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.clones.options import SCAN_SETTINGS
 from crystal_lsp.distributed import ENGINES
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, int_in
 from crystal_lsp.text.datafiles import check_writable
 from crystal_lsp.text.sources import SkippedFile, read_lines, read_source
 
@@ -40,24 +40,6 @@ def server_logging(log_file: str | None, verbose: int) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(max(logging.DEBUG, logging.WARNING - 10 * verbose))
-
-
-def int_in(low: int, high: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number in ``[low, high]`` (else a usage error, exit 2)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be in {low}..{high}, not {value}")
-        return value
-
-    return parse
-
-
-JOBS = int_in(1, 1024)
 
 
 def setting_int(name: str) -> Callable[[str], int]:

@@ -17,12 +17,10 @@ from typing import Any
 from pygments.lexer import Lexer
 
 from crystal_lsp.cli.common import (
-    JOBS,
     add_engine_options,
     add_format,
     add_progress,
     emit_json,
-    int_in,
     progress_bar,
     progress_enabled,
     setting_int,
@@ -30,7 +28,7 @@ from crystal_lsp.cli.common import (
 )
 from crystal_lsp.cli.disting_inputs import Dataset, Drawn, draw, read_dataset
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import JOBS, CrystalError, int_in
 from crystal_lsp.metric.disting import AGGREGATES, MetricReport
 from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.registry import (

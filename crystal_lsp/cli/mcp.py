@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from crystal_lsp.cli.common import server_logging
-from crystal_lsp.errors import CrystalError, missing_extra
+from crystal_lsp.errors import JOBS, CrystalError, missing_extra
 
 
 def add_parser(sub: Any) -> None:
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
     p.add_argument("--log-file", metavar="FILE", help="write the log to FILE instead of stderr")
-    p.add_argument("--jobs", type=int, default=None, help="tokenizer processes for a cold index")
+    p.add_argument("--jobs", type=JOBS, default=None, help="tokenizer processes for a cold index")
     p.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (-v info, -vv debug)"
     )

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.cli.common import (
-    JOBS,
     add_engine_options,
     add_progress,
     check_output,
@@ -20,7 +19,7 @@ from crystal_lsp.cli.common import (
 from crystal_lsp.clones.findings import at_level
 from crystal_lsp.clones.options import add_scan_options, command_line_overrides
 from crystal_lsp.distributed import engine_name
-from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, CrystalError
+from crystal_lsp.errors import EXIT_FINDINGS, EXIT_OK, JOBS, CrystalError
 from crystal_lsp.text.datafiles import write_atomic
 
 if TYPE_CHECKING:

@@ -10,14 +10,13 @@ from crystal_lsp.cli.common import (
     add_format,
     add_progress,
     emit_json,
-    int_in,
     read_code,
     setting_int,
     tokenize_file,
 )
 from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
 from crystal_lsp.cli.sset import load_or_build_sset
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, int_in
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing

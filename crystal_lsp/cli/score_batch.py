@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crystal_lsp.cli.common import corpus_lines, emit_json, int_in, read_code, warn
+from crystal_lsp.cli.common import corpus_lines, emit_json, read_code, warn
 from crystal_lsp.cli.sset import load_or_build_sset
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.errors import CrystalError, int_in
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.registry import NEEDS_SSET
 from crystal_lsp.metric.smoothing import Smoothing

@@ -9,13 +9,11 @@ from collections import Counter
 from typing import Any
 
 from crystal_lsp.cli.common import (
-    JOBS,
     add_engine_options,
     add_format,
     add_progress,
     check_output,
     emit_json,
-    int_in,
     progress_bar,
     progress_enabled,
     setting_int,
@@ -23,7 +21,7 @@ from crystal_lsp.cli.common import (
 )
 from crystal_lsp.clones.files import walk_files
 from crystal_lsp.distributed.inputs import Selection, pair_documents
-from crystal_lsp.errors import CrystalError, missing_extra
+from crystal_lsp.errors import JOBS, CrystalError, int_in, missing_extra
 from crystal_lsp.metric.datasets import iter_items
 from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.sset import (

@@ -74,7 +74,10 @@ class Repo:
     def hook(self, *argv: str) -> tuple[int, list[str], str]:
         """Run ``main(argv)`` in the repository: exit code, stdout lines, stderr."""
         self.capsys.readouterr()
-        code = clone_check.main(list(argv))
+        try:
+            code = clone_check.main(list(argv))
+        except SystemExit as exit_:  # argparse's usage errors exit as the console script does
+            code = exit_.code if isinstance(exit_.code, int) else 2
         captured = self.capsys.readouterr()
         return code, captured.out.splitlines(), captured.err
 

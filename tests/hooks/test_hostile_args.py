@@ -88,3 +88,14 @@ def test_pre_commit_with_the_manifest_args_reports_the_clone(repo: Repo, name: s
     assert done.returncode == 1, output
     assert "tools/settings.py:1: near-duplicate of" in output
     assert "Failed" in output and "- exit code: 1" in output
+
+
+@pytest.mark.parametrize("jobs", ["0", "99999", "-3", "many"])
+def test_jobs_out_of_range_is_a_usage_error(repo: Repo, jobs: str) -> None:
+    """``--jobs`` has the CLI's range: never a fork bomb of tokenizer processes."""
+    repo.write("tools/settings.py", LOAD_SETTINGS)
+    repo.git("add", "--", "tools/settings.py")
+    code, out, err = repo.hook("--jobs", jobs, "--", "tools/settings.py")
+    assert code == 2, err
+    assert out == []
+    assert "argument --jobs" in err

@@ -66,3 +66,14 @@ def test_error_boundary(
         assert "Traceback" in err and "RuntimeError: boom" in err
     else:
         assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["scan", "mcp", "sset build", "disting"])
+@pytest.mark.parametrize("jobs", ["0", "99999"])
+def test_every_jobs_option_has_one_range(
+    command: str, jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([*command.split(), "--jobs", jobs, "."])
+    assert info.value.code == 2
+    assert f"argument --jobs: must be in 1..1024, not {jobs}" in capsys.readouterr().err
