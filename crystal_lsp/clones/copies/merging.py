@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.copies.spans import Spans
 
 Decide = Callable[[Region, Region, Region, Region], "RegionPair | None"]
 """``(a1, b1, a2, b2) -> the pair spanning a1..a2 and b1..b2`` if it is a copy, else None."""
@@ -107,7 +108,30 @@ def inside(small: Region, big: Region) -> bool:
 
 
 def without_nested(pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
-    """The pairs that do not lie inside a larger pair (both regions each in one of its regions)."""
+    """The pairs that do not lie inside a larger pair (both regions each in one of its regions).
+
+    A pair's rivals are the kept pairs with a region on its first region's tokens
+    (:class:`.spans.Spans`): a region lies inside only what it overlaps.
+    """
+    ordered = sorted(
+        pairs, key=lambda p: (-(p.a.tokens + p.b.tokens), p.a.path, p.a.start, p.b.path)
+    )
+    if any(p.a.tokens <= 0 or p.b.tokens <= 0 for p in ordered):
+        return without_nested_naive(ordered)
+    kept: list[RegionPair] = []
+    on_tokens: Spans[RegionPair] = Spans()
+    for pair in ordered:
+        a = pair.a
+        if any(_nested(pair, big) for big in on_tokens.near(a.path, a.start, a.end)):
+            continue
+        kept.append(pair)
+        on_tokens.add(a.path, a.start, a.end, pair)
+        on_tokens.add(pair.b.path, pair.b.start, pair.b.end, pair)
+    return kept, len(ordered) - len(kept)
+
+
+def without_nested_naive(pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
+    """:func:`without_nested` comparing each pair with every kept pair on its first file."""
     ordered = sorted(
         pairs, key=lambda p: (-(p.a.tokens + p.b.tokens), p.a.path, p.a.start, p.b.path)
     )
