@@ -19,6 +19,7 @@ unit (``lines 120-151 of function main``).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -68,9 +69,7 @@ def findings_of(
     folded[NESTED] = nested_pairs + nested_classes
     evidences = [[read(pair) for _, pair in c.members] for c in classes]
 
-    def place(region: Region) -> tuple[str, int]:
-        return _place(work, region)
-
+    place = _TopUnits(work)
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
     seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
@@ -311,13 +310,57 @@ def hull(work: Workset, regions: Sequence[Region]) -> Region:
     )
 
 
-def _place(work: Workset, region: Region) -> tuple[str, int]:
+class _TopUnits:
     """Where a region lives: its file, and the top-level unit it starts in (-1: none)."""
-    snippets = work.side(work.ids[region.path]).entry.snippets
+
+    def __init__(self, work: Workset) -> None:
+        self.work = work
+        self.of: dict[str, TopUnits] = {}
+
+    def __call__(self, region: Region) -> tuple[str, int]:
+        units = self.of.get(region.path)
+        if units is None:
+            snippets = self.work.side(self.work.ids[region.path]).entry.snippets
+            units = self.of[region.path] = top_units(snippets)
+        return region.path, top_unit_at(units, region.start)
+
+
+TopUnits = tuple[list[int], list[int], list[int], bool]
+"""The top-level units of a file: indices, starts, ends, and whether they follow each other."""
+
+
+def top_units(snippets: Sequence[SnippetMeta]) -> TopUnits:
+    """The top-level units of a file's snippets (for :func:`top_unit_at`)."""
+    ks = [k for k, meta in enumerate(snippets) if meta.depth == 0]
+    starts, ends = [snippets[k].start for k in ks], [snippets[k].end for k in ks]
+    ordered = all(
+        starts[i] < starts[i + 1] and ends[i] <= starts[i + 1] for i in range(len(ks) - 1)
+    )
+    return ks, starts, ends, ordered
+
+
+def top_unit_at(units: TopUnits, at: int) -> int:
+    """The first top-level unit (in the file's order) holding token ``at``, or -1.
+
+    By bisection when the units follow each other without overlapping (then at most one holds
+    it), else by a scan of the top-level units.
+    """
+    ks, starts, ends, ordered = units
+    if ordered:
+        i = bisect_right(starts, at) - 1
+        return ks[i] if i >= 0 and at < ends[i] else -1
+    for k, start, end in zip(ks, starts, ends):
+        if start <= at < end:
+            return k
+    return -1
+
+
+def top_unit_naive(snippets: Sequence[SnippetMeta], at: int) -> int:
+    """:func:`top_unit_at` scanning every snippet."""
     for k, meta in enumerate(snippets):
-        if meta.depth == 0 and meta.start <= region.start < meta.end:
-            return region.path, k
-    return region.path, -1
+        if meta.depth == 0 and meta.start <= at < meta.end:
+            return k
+    return -1
 
 
 def location(work: Workset, region: Region) -> Location:

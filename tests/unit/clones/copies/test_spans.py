@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
-from crystal_lsp.clones.copies.build import without_repeats, without_repeats_naive
+from crystal_lsp.clones.copies.build import (
+    top_unit_at,
+    top_unit_naive,
+    top_units,
+    without_repeats,
+    without_repeats_naive,
+)
 from crystal_lsp.clones.copies.classes import (
     CloneClass,
     clone_classes,
@@ -25,9 +31,16 @@ from crystal_lsp.clones.copies.classes import (
     locations_naive,
 )
 from crystal_lsp.clones.copies.families import family_links, links_naive
-from crystal_lsp.clones.copies.merging import without_nested, without_nested_naive
+from crystal_lsp.clones.copies.merging import (
+    Decide,
+    merge_group,
+    oriented,
+    without_nested,
+    without_nested_naive,
+)
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair
+from crystal_lsp.text.entries import SnippetMeta
 
 PATHS = ("a.py", "b.py", "c.py")
 SPAN = 3000
@@ -133,3 +146,63 @@ def test_without_repeats_equals_the_scan(found: list[Finding]) -> None:
     fast, slow = without_repeats(found), without_repeats_naive(found)
     assert fast[1] == slow[1]
     assert [id(f) for f in fast[0]] == [id(f) for f in slow[0]]
+
+
+@st.composite
+def snippet_lists(draw: st.DrawFn) -> list[SnippetMeta]:
+    out: list[SnippetMeta] = []
+    at = 0
+    for _ in range(draw(st.integers(0, 12))):
+        # mostly units one after another (bisection), sometimes overlapping or nested (a scan)
+        start = at + draw(st.integers(-30, 20)) if draw(st.booleans()) else draw(st.integers(0, 99))
+        end = start + draw(st.integers(-2, 40))
+        at = max(at, end)
+        depth = draw(st.sampled_from((0, 0, 0, 1)))
+        out.append(SnippetMeta(start, end, "function", "f", depth, 1, 1, 1, 1, "", ""))
+    return out
+
+
+@given(snippet_lists(), st.lists(st.integers(-5, 400), max_size=20))
+@settings(max_examples=200, deadline=None)
+def test_top_unit_equals_the_scan(snippets: list[SnippetMeta], tokens: list[int]) -> None:
+    units = top_units(snippets)
+    assert [top_unit_at(units, t) for t in tokens] == [top_unit_naive(snippets, t) for t in tokens]
+
+
+@st.composite
+def file_windows(draw: st.DrawFn) -> list[RegionPair]:
+    # lines drawn apart from tokens: the test holds without lines growing with tokens
+    def region(path: str) -> Region:
+        start = draw(st.integers(0, 400))
+        end = start + draw(st.integers(1, 60))
+        first = draw(st.integers(1, 60))
+        return Region(path, start, end, first, 1, first + draw(st.integers(-1, 25)), 9, -1, False)
+
+    same = draw(st.booleans())
+    pairs = [
+        oriented(RegionPair(region("a.py"), region("a.py" if same else "b.py"), 1.0, 1.0, 50))
+        for _ in range(draw(st.integers(0, 70)))
+    ]
+    return sorted(pairs, key=lambda p: (p.a.start, p.b.start))
+
+
+@given(file_windows(), st.integers(0, 6))
+@settings(max_examples=100, deadline=None)
+def test_merging_on_arrays_equals_the_scan(windows: list[RegionPair], refuse: int) -> None:
+    def deciding(log: list[tuple[Region, ...]]) -> Decide:
+        def decide(a1: Region, b1: Region, a2: Region, b2: Region) -> RegionPair | None:
+            log.append((a1, b1, a2, b2))
+            if (a1.start + b2.end + refuse) % 3 == 0:
+                return None  # not a copy
+            a = Region(a1.path, a1.start, a2.end, a1.first_line, 1, a2.last_line, 9, -1, False)
+            b = Region(b1.path, b1.start, b2.end, b1.first_line, 1, b2.last_line, 9, -1, False)
+            return RegionPair(a, b, 1.0, 1.0, 50)
+
+        return decide
+
+    log_arrays: list[tuple[Region, ...]] = []
+    log_scan: list[tuple[Region, ...]] = []
+    on_arrays = merge_group(windows, deciding(log_arrays), vector_from=0)
+    scanned = merge_group(windows, deciding(log_scan), vector_from=10**9)
+    assert on_arrays == scanned
+    assert log_arrays == log_scan
