@@ -19,8 +19,9 @@ unit (``lines 120-151 of function main``).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.align.alignment import decide_spans
@@ -33,6 +34,7 @@ from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
+from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
 from crystal_lsp.text.snippets import CLASS, FUNCTION
@@ -61,20 +63,19 @@ def findings_of(
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)
     kept, nested_pairs = without_nested(joined)
-    kept, folded[REPETITIVE] = _without_repetitive(work, kept)
+    read = _Evidences(work)
+    kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_classes
-    evidences = [[_evidence(work, pair) for _, pair in c.members] for c in classes]
+    evidences = [[read(pair) for _, pair in c.members] for c in classes]
 
-    def place(region: Region) -> tuple[str, int]:
-        return _place(work, region)
-
+    place = _TopUnits(work)
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
     seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
     out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
     for family in found:
-        out_findings.append(family_finding(work, family))
+        out_findings.append(family_finding(work, family, read))
         folded[IN_FAMILY] += family.classes - 1
     ranked, shown_again = without_repeats(sort_findings(out_findings))
     folded[NESTED] += shown_again
@@ -89,19 +90,43 @@ def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
     A finding whose every location lies within a location of one higher-ranked finding (two
     functions of a window that the higher one pairs with another window) tells the reviewer
     nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
+    Only a finding with a location holding the first line of the first location can show it.
     """
+    if any(
+        not f.locations or any(loc.first_line > loc.last_line for loc in f.locations)
+        for f in findings
+    ):
+        return without_repeats_naive(findings)
     kept: list[Finding] = []
+    on_lines: Spans[Finding] = Spans()
     for finding in findings:
+        first = finding.locations[0]
         if any(
-            shown.level == finding.level or shown.level == COPY
-            for shown in kept
-            if all(
-                any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations
-            )
+            _repeats(finding, shown)
+            for shown in on_lines.near(first.path, first.first_line, first.first_line + 1)
         ):
             continue
         kept.append(finding)
+        for loc in finding.locations:
+            on_lines.add(loc.path, loc.first_line, loc.last_line + 1, finding)
     return kept, len(findings) - len(kept)
+
+
+def without_repeats_naive(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """:func:`without_repeats` comparing each finding with every one kept before it."""
+    kept: list[Finding] = []
+    for finding in findings:
+        if any(_repeats(finding, shown) for shown in kept):
+            continue
+        kept.append(finding)
+    return kept, len(findings) - len(kept)
+
+
+def _repeats(finding: Finding, shown: Finding) -> bool:
+    """Whether ``shown``, ranked higher, already shows ``finding`` (:func:`without_repeats`)."""
+    if shown.level != finding.level and shown.level != COPY:
+        return False
+    return all(any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations)
 
 
 def _within(loc: Location, outer: Location) -> bool:
@@ -110,7 +135,9 @@ def _within(loc: Location, outer: Location) -> bool:
     return loc.path == outer.path and outer.kind != FILE and inside
 
 
-def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
+def _without_repetitive(
+    work: Workset, pairs: list[RegionPair], read: Callable[[RegionPair], Evidence]
+) -> tuple[list[RegionPair], int]:
     """The pairs that are not two windows of one run of repeated code (and how many were).
 
     Cases of a switch, branches of an if chain, the rows of a list of calls, a run of accessors:
@@ -126,10 +153,25 @@ def _without_repetitive(work: Workset, pairs: list[RegionPair]) -> tuple[list[Re
             around_a = enclosing(snippets, a.start, a.end)
             close = abs(b.first_line - a.last_line) - 1 <= max(a.lines, b.lines)
             if close and around_a == enclosing(snippets, b.start, b.end):
-                if _evidence(work, pair).share < SHARE_MIN:
+                if read(pair).share < SHARE_MIN:
                     continue
         kept.append(pair)
     return kept, len(pairs) - len(kept)
+
+
+class _Evidences:
+    """The evidence of pairs of one workset, each pair of regions read once."""
+
+    def __init__(self, work: Workset) -> None:
+        self.work = work
+        self.seen: dict[tuple[Region, Region], Evidence] = {}
+
+    def __call__(self, pair: RegionPair) -> Evidence:
+        key = (pair.a, pair.b)
+        found = self.seen.get(key)
+        if found is None:
+            found = self.seen[key] = _evidence(self.work, pair)
+        return found
 
 
 def _evidence(work: Workset, pair: RegionPair) -> Evidence:
@@ -219,8 +261,14 @@ def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | N
     return f"a short repeat ({pair.copied} copied tokens, under {least})"
 
 
-def family_finding(work: Workset, family: Family) -> Finding:
-    """A family as one finding: its members with their aligned ranges, similar structure."""
+def family_finding(
+    work: Workset, family: Family, read: Callable[[RegionPair], Evidence] | None = None
+) -> Finding:
+    """A family as one finding: its members with their aligned ranges, similar structure.
+
+    ``read`` gives a pair's evidence (default: read afresh; :func:`findings_of` reads each
+    pair once).
+    """
     order = [family.representative] + [
         k for k in range(len(family.members)) if k != family.representative
     ]
@@ -233,7 +281,8 @@ def family_finding(work: Workset, family: Family) -> Finding:
     files = len({loc.path for loc in locations})
     where = f"in {files} files" if files > 1 else "in one file"
     best = max(family.pairs, key=lambda e: e[2].copied * max(e[2].crystalbleu, 0.0))[2]
-    _, why = level_of(_evidence(work, best), f"{FAMILY}: {len(locations)} members {where}")
+    ev = read(best) if read is not None else _evidence(work, best)
+    _, why = level_of(ev, f"{FAMILY}: {len(locations)} members {where}")
     return Finding(
         work.similarity.language, locations, pairs, level=SIMILAR, evidence=why, family=True
     )
@@ -261,13 +310,57 @@ def hull(work: Workset, regions: Sequence[Region]) -> Region:
     )
 
 
-def _place(work: Workset, region: Region) -> tuple[str, int]:
+class _TopUnits:
     """Where a region lives: its file, and the top-level unit it starts in (-1: none)."""
-    snippets = work.side(work.ids[region.path]).entry.snippets
+
+    def __init__(self, work: Workset) -> None:
+        self.work = work
+        self.of: dict[str, TopUnits] = {}
+
+    def __call__(self, region: Region) -> tuple[str, int]:
+        units = self.of.get(region.path)
+        if units is None:
+            snippets = self.work.side(self.work.ids[region.path]).entry.snippets
+            units = self.of[region.path] = top_units(snippets)
+        return region.path, top_unit_at(units, region.start)
+
+
+TopUnits = tuple[list[int], list[int], list[int], bool]
+"""The top-level units of a file: indices, starts, ends, and whether they follow each other."""
+
+
+def top_units(snippets: Sequence[SnippetMeta]) -> TopUnits:
+    """The top-level units of a file's snippets (for :func:`top_unit_at`)."""
+    ks = [k for k, meta in enumerate(snippets) if meta.depth == 0]
+    starts, ends = [snippets[k].start for k in ks], [snippets[k].end for k in ks]
+    ordered = all(
+        starts[i] < starts[i + 1] and ends[i] <= starts[i + 1] for i in range(len(ks) - 1)
+    )
+    return ks, starts, ends, ordered
+
+
+def top_unit_at(units: TopUnits, at: int) -> int:
+    """The first top-level unit (in the file's order) holding token ``at``, or -1.
+
+    By bisection when the units follow each other without overlapping (then at most one holds
+    it), else by a scan of the top-level units.
+    """
+    ks, starts, ends, ordered = units
+    if ordered:
+        i = bisect_right(starts, at) - 1
+        return ks[i] if i >= 0 and at < ends[i] else -1
+    for k, start, end in zip(ks, starts, ends):
+        if start <= at < end:
+            return k
+    return -1
+
+
+def top_unit_naive(snippets: Sequence[SnippetMeta], at: int) -> int:
+    """:func:`top_unit_at` scanning every snippet."""
     for k, meta in enumerate(snippets):
-        if meta.depth == 0 and meta.start <= region.start < meta.end:
-            return region.path, k
-    return region.path, -1
+        if meta.depth == 0 and meta.start <= at < meta.end:
+            return k
+    return -1
 
 
 def location(work: Workset, region: Region) -> Location:

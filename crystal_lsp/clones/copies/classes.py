@@ -15,12 +15,13 @@ lies inside a member of a larger class (the methods of two copied classes) is no
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.copies.grouping import components
+from crystal_lsp.clones.copies.spans import Spans
 
 SAME_LOCATION = 0.75
 """Regions of one file sharing this share of the longer one's tokens are one location."""
@@ -52,8 +53,30 @@ def distinct_pairs(pairs: Iterable[RegionPair], overlap: float = 0.5) -> list[Re
 
     Code with a repeated structure (a list of similar calls) also aligns shifted by a few lines;
     of two pairs whose regions overlap on both sides (each by ``overlap`` of the shorter), the one
-    with more copied code stays.
+    with more copied code stays. The rivals of a pair are the kept pairs of the same two files
+    with a region on its first region's tokens (:class:`.spans.Spans`); with an empty region or
+    no share required every kept pair of the two files is one (:func:`distinct_pairs_naive`).
     """
+    ordered = sorted(pairs, key=lambda p: (-p.gain, p.a.path, p.a.start, p.b.path, p.b.start))
+    if overlap <= 0 or any(p.a.tokens <= 0 or p.b.tokens <= 0 for p in ordered):
+        return distinct_pairs_naive(ordered, overlap)
+    kept: list[RegionPair] = []
+    on_tokens: Spans[RegionPair] = Spans()
+    for pair in ordered:
+        files = {(pair.a.path, pair.b.path), (pair.b.path, pair.a.path)}
+        if any(
+            (other.a.path, other.b.path) in files and _same_place(pair, other, overlap)
+            for other in on_tokens.near(pair.a.path, pair.a.start, pair.a.end)
+        ):
+            continue
+        kept.append(pair)
+        on_tokens.add(pair.a.path, pair.a.start, pair.a.end, pair)
+        on_tokens.add(pair.b.path, pair.b.start, pair.b.end, pair)
+    return kept
+
+
+def distinct_pairs_naive(pairs: Iterable[RegionPair], overlap: float = 0.5) -> list[RegionPair]:
+    """:func:`distinct_pairs` comparing each pair with every kept pair of its two files."""
     kept: list[RegionPair] = []
     by_files: dict[tuple[str, str], list[RegionPair]] = defaultdict(list)
     for pair in sorted(pairs, key=lambda p: (-p.gain, p.a.path, p.a.start, p.b.path, p.b.start)):
@@ -77,8 +100,33 @@ def locations(pairs: Sequence[RegionPair]) -> tuple[list[Region], list[tuple[int
     """Distinct locations of the pairs' regions, and each pair as ``(node, node, pair index)``.
 
     Regions are assigned in order of the pairs' gain, so a location takes the lines of its most
-    telling pair.
+    telling pair. A region is the first location it shares enough tokens with: one it overlaps.
     """
+    if any(p.a.tokens <= 0 or p.b.tokens <= 0 for p in pairs):
+        return locations_naive(pairs)
+    nodes: list[Region] = []
+    on_tokens: Spans[int] = Spans()
+
+    def node(region: Region) -> int:
+        # the first location (in order of creation) that this region shares enough tokens with
+        same = [
+            k
+            for k in on_tokens.near(region.path, region.start, region.end)
+            if region.overlap(nodes[k]) >= SAME_LOCATION * max(region.tokens, nodes[k].tokens)
+        ]
+        if same:
+            return min(same)
+        nodes.append(region)
+        on_tokens.add(region.path, region.start, region.end, len(nodes) - 1)
+        return len(nodes) - 1
+
+    return nodes, _edges(pairs, node)
+
+
+def locations_naive(
+    pairs: Sequence[RegionPair],
+) -> tuple[list[Region], list[tuple[int, int, int]]]:
+    """:func:`locations` comparing each region with every location of its file."""
     nodes: list[Region] = []
     by_path: dict[str, list[int]] = defaultdict(list)
 
@@ -91,12 +139,19 @@ def locations(pairs: Sequence[RegionPair]) -> tuple[list[Region], list[tuple[int
         by_path[region.path].append(len(nodes) - 1)
         return len(nodes) - 1
 
+    return nodes, _edges(pairs, node)
+
+
+def _edges(
+    pairs: Sequence[RegionPair], node: Callable[[Region], int]
+) -> list[tuple[int, int, int]]:
+    """Each pair as ``(node, node, pair index)``, best gain first, pairs within one node left out."""
     edges: list[tuple[int, int, int]] = []
     for i in sorted(range(len(pairs)), key=lambda k: -pairs[k].gain):
         x, y = node(pairs[i].a), node(pairs[i].b)
         if x != y:
             edges.append((x, y, i))
-    return nodes, edges
+    return edges
 
 
 def clone_classes(pairs: Sequence[RegionPair]) -> list[CloneClass]:
@@ -148,8 +203,28 @@ def drop_nested(classes: Iterable[CloneClass]) -> tuple[list[CloneClass], int]:
     """Classes not nested in a larger one (given largest gain first), and how many were.
 
     A class is left out when each of its regions lies mostly within its own region of a larger
-    class: the methods of two copied classes, or another alignment of the same copies.
+    class: the methods of two copied classes, or another alignment of the same copies. The
+    rivals of a class are the kept ones with a region on its representative's tokens.
     """
+    given = list(classes)
+    if any(r.tokens <= 0 for c in given for r in c.regions):
+        return drop_nested_naive(given)
+    kept: list[CloneClass] = []
+    on_tokens: Spans[CloneClass] = Spans()
+    for candidate in given:
+        rep = candidate.representative
+        near = on_tokens.near(rep.path, rep.start, rep.end)
+        rivals = [c for c in near if any(_covered(rep, r) for r in c.regions)]
+        if any(_inside(candidate, bigger) for bigger in rivals):
+            continue
+        kept.append(candidate)
+        for region in candidate.regions:
+            on_tokens.add(region.path, region.start, region.end, candidate)
+    return kept, len(given) - len(kept)
+
+
+def drop_nested_naive(classes: Iterable[CloneClass]) -> tuple[list[CloneClass], int]:
+    """:func:`drop_nested` comparing each class with every kept class on its files."""
     kept: list[CloneClass] = []
     owners: dict[str, list[CloneClass]] = defaultdict(list)
     dropped = 0

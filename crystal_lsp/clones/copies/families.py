@@ -27,6 +27,7 @@ from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.copies.classes import CloneClass
 from crystal_lsp.clones.copies.grouping import components
+from crystal_lsp.clones.copies.spans import Spans
 
 MIN_MEMBERS = 4
 MIN_PLACES = 3
@@ -75,18 +76,9 @@ def families(
     classes: Sequence[CloneClass], seeds: Sequence[bool], hull: Hull
 ) -> tuple[list[Family], list[int]]:
     """The families of some classes (given their seeds), and the classes left on their own."""
-    links: list[tuple[int, int]] = []
-    seed_ids = [k for k, s in enumerate(seeds) if s]
-    for k, clone_class in enumerate(classes):
-        for s in seed_ids:
-            if s == k:
-                continue
-            touching = _touching(clone_class, classes[s])
-            if touching >= 2 or (seeds[k] and touching >= 1):
-                links.append((k, s))
     out: list[Family] = []
     alone: list[int] = []
-    for part in components(len(classes), links):
+    for part in components(len(classes), family_links(classes, seeds)):
         if not any(seeds[k] for k in part):
             alone += part
             continue
@@ -96,6 +88,40 @@ def families(
         else:  # its regions merged into one member: the classes stand on their own
             alone += part
     return out, sorted(alone)
+
+
+def family_links(classes: Sequence[CloneClass], seeds: Sequence[bool]) -> list[tuple[int, int]]:
+    """``(class, seed)`` of each class that joins a seed's family (module docstring).
+
+    A class touches only the seeds with a region on one of its regions' tokens.
+    """
+    on_tokens: Spans[int] = Spans()
+    for s, seed in enumerate(seeds):
+        if seed:
+            for region in classes[s].regions:
+                on_tokens.add(region.path, region.start, region.end, s)
+    links: list[tuple[int, int]] = []
+    for k, clone_class in enumerate(classes):
+        near = {s for r in clone_class.regions for s in on_tokens.near(r.path, r.start, r.end)}
+        for s in sorted(near - {k}):
+            touching = _touching(clone_class, classes[s])
+            if touching >= 2 or (seeds[k] and touching >= 1):
+                links.append((k, s))
+    return links
+
+
+def links_naive(classes: Sequence[CloneClass], seeds: Sequence[bool]) -> list[tuple[int, int]]:
+    """:func:`family_links` comparing each class with every seed."""
+    links: list[tuple[int, int]] = []
+    seed_ids = [k for k, s in enumerate(seeds) if s]
+    for k, clone_class in enumerate(classes):
+        for s in seed_ids:
+            if s == k:
+                continue
+            touching = _touching(clone_class, classes[s])
+            if touching >= 2 or (seeds[k] and touching >= 1):
+                links.append((k, s))
+    return links
 
 
 def _touching(small: CloneClass, family: CloneClass) -> int:

@@ -14,10 +14,13 @@ again (:func:`without_nested`), and is left out and counted.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
 
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
+from crystal_lsp.clones.copies.spans import Spans
 
 Decide = Callable[[Region, Region, Region, Region], "RegionPair | None"]
 """``(a1, b1, a2, b2) -> the pair spanning a1..a2 and b1..b2`` if it is a copy, else None."""
@@ -25,6 +28,8 @@ GAP_LINES = 4
 """Windows this many lines apart (or closer) on both sides may be one copy..."""
 GAP_SHARE = 0.5
 """...or apart by up to this share of the shorter window's lines."""
+VECTOR_FROM = 32
+"""Kept windows of one file pair from which a window is tested against all of them at once."""
 INSIDE = 0.8
 """A region with this share of its tokens inside another region lies inside it."""
 
@@ -65,33 +70,75 @@ def merged(pairs: Iterable[RegionPair], decide: Decide) -> tuple[list[RegionPair
     count = 0
     for key in sorted(groups):
         windows = sorted(groups[key], key=lambda p: (p.a.start, p.b.start))
-        kept, n = _merge_group(windows, decide)
+        kept, n = merge_group(windows, decide)
         out += kept
         count += n
     return out, count
 
 
-def _merge_group(windows: list[RegionPair], decide: Decide) -> tuple[list[RegionPair], int]:
-    """Merge the windows of one file pair, in order of their first region."""
-    kept: list[RegionPair] = []
+def merge_group(
+    windows: list[RegionPair], decide: Decide, vector_from: int = VECTOR_FROM
+) -> tuple[list[RegionPair], int]:
+    """Merge the windows of one file pair, in order of their first region.
+
+    Each window is tried against the kept windows close to it, the last kept first (with
+    ``vector_from`` kept windows or more, all are tested at once: :meth:`_Kept.close_to`).
+    """
+    kept = _Kept(len(windows), vector_from)
     count = 0
     for window in windows:
-        for k in range(len(kept) - 1, -1, -1):
-            current = kept[k]
-            if not _close(current, window):
-                continue
+        for k in kept.close_to(window):
+            current = kept.pairs[k]
             a1, a2 = _order(current.a, window.a)
             b1, b2 = _order(current.b, window.b)
             if a1.path == b1.path and max(a1.end, a2.end) > min(b1.start, b2.start):
                 continue  # within one file the two sides must stay apart
             joined = decide(a1, b1, a2, b2)
             if joined is not None:
-                kept[k] = oriented(joined)
+                kept.put(k, oriented(joined))
                 count += 1
                 break
         else:
-            kept.append(window)
-    return kept, count
+            kept.put(len(kept.pairs), window)
+    return kept.pairs, count
+
+
+class _Kept:
+    """The windows of one file pair kept so far, with their places as columns of an array."""
+
+    def __init__(self, size: int, vector_from: int) -> None:
+        self.pairs: list[RegionPair] = []
+        self.vector_from = vector_from
+        # per window: a.start, b.start, a.first_line, a.last_line, b.first_line, b.last_line
+        self.cols = np.zeros((6, size), dtype=np.int64)
+
+    def put(self, k: int, pair: RegionPair) -> None:
+        """Keep ``pair`` as window ``k`` (a new one when ``k`` is the count so far)."""
+        if k == len(self.pairs):
+            self.pairs.append(pair)
+        else:
+            self.pairs[k] = pair
+        a, b = pair.a, pair.b
+        self.cols[:, k] = (a.start, b.start, a.first_line, a.last_line, b.first_line, b.last_line)
+
+    def close_to(self, y: RegionPair) -> Iterator[int]:
+        """The kept windows ``x`` with ``_close(x, y)``, last first (:func:`_close` on arrays)."""
+        n = len(self.pairs)
+        if n < self.vector_from:
+            return (k for k in range(n - 1, -1, -1) if _close(self.pairs[k], y))
+        a_start, b_start, a_first, a_last, b_first, b_last = self.cols[:, :n]
+        same_order = (y.a.start - a_start) * (y.b.start - b_start) >= 0
+        own = np.minimum(a_last - a_first + 1, b_last - b_first + 1)
+        larger = np.maximum(own, min(y.a.lines, y.b.lines))
+        allowed = np.maximum(GAP_LINES, (GAP_SHARE * larger).astype(np.int64))
+        gap_a = np.where(
+            a_start <= y.a.start, y.a.first_line - a_last - 1, a_first - y.a.last_line - 1
+        )
+        gap_b = np.where(
+            b_start <= y.b.start, y.b.first_line - b_last - 1, b_first - y.b.last_line - 1
+        )
+        hits = np.flatnonzero(same_order & (gap_a <= allowed) & (gap_b <= allowed))
+        return (int(k) for k in hits[::-1])
 
 
 def _order(x: Region, y: Region) -> tuple[Region, Region]:
@@ -107,7 +154,30 @@ def inside(small: Region, big: Region) -> bool:
 
 
 def without_nested(pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
-    """The pairs that do not lie inside a larger pair (both regions each in one of its regions)."""
+    """The pairs that do not lie inside a larger pair (both regions each in one of its regions).
+
+    A pair's rivals are the kept pairs with a region on its first region's tokens
+    (:class:`.spans.Spans`): a region lies inside only what it overlaps.
+    """
+    ordered = sorted(
+        pairs, key=lambda p: (-(p.a.tokens + p.b.tokens), p.a.path, p.a.start, p.b.path)
+    )
+    if any(p.a.tokens <= 0 or p.b.tokens <= 0 for p in ordered):
+        return without_nested_naive(ordered)
+    kept: list[RegionPair] = []
+    on_tokens: Spans[RegionPair] = Spans()
+    for pair in ordered:
+        a = pair.a
+        if any(_nested(pair, big) for big in on_tokens.near(a.path, a.start, a.end)):
+            continue
+        kept.append(pair)
+        on_tokens.add(a.path, a.start, a.end, pair)
+        on_tokens.add(pair.b.path, pair.b.start, pair.b.end, pair)
+    return kept, len(ordered) - len(kept)
+
+
+def without_nested_naive(pairs: list[RegionPair]) -> tuple[list[RegionPair], int]:
+    """:func:`without_nested` comparing each pair with every kept pair on its first file."""
     ordered = sorted(
         pairs, key=lambda p: (-(p.a.tokens + p.b.tokens), p.a.path, p.a.start, p.b.path)
     )
