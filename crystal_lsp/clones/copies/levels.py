@@ -9,7 +9,9 @@ structure** -- real similarity that nobody would act on -- when the evidence
 * **vendored** code on both sides;
 * **sync/async twins** (the lines that differ are ``async``/``await``);
 * **parallel implementations**: methods of the same name in different classes, or files of
-  the same name in different folders (one per backend, per platform), not verbatim;
+  the same name in different folders (one per backend, per platform), unless verbatim or
+  holding a block worth extracting (at least :data:`EXTRACTABLE_LINES` identical code lines,
+  most of the pair: the overrides were pasted, and a shared helper would remove the block);
 * **declarations**: most lines are signatures, overload stubs, decorators, imports, exports,
   data tables or docstrings;
 * **the same code over other data**: the lines that differ, differ in literals only, and on
@@ -37,6 +39,10 @@ DECLARATIVE = 0.6
 """From this share of declarative lines (and docstrings), a pair is declarations."""
 VERBATIM = 0.9
 """From this share of identical lines, parallel implementations are a copy (pull it up)."""
+EXTRACTABLE_LINES = 15
+"""From this many identical code lines (with :data:`EXTRACTABLE_SHARE` of the pair),
+parallel implementations hold a pasted block that one helper would remove: a copy."""
+EXTRACTABLE_SHARE = 0.6
 FAMILY = "family of parallel units"
 VENDORED = "vendored code"
 TWINS = "sync/async twins"
@@ -72,7 +78,7 @@ def level_of(
     ):
         if flag:
             return SIMILAR, [phrase, shown]
-    if ev.parallel and ev.share < VERBATIM:
+    if ev.parallel and not _extractable(ev):
         return SIMILAR, [f"parallel implementations of {ev.parallel}", shown]
     if short is not None:
         return SIMILAR, [short, shown]
@@ -83,3 +89,9 @@ def level_of(
     if ev.share < SHARE_MIN:
         return SIMILAR, [PARALLEL, shown]
     return COPY, [shown]
+
+
+def _extractable(ev: Evidence) -> bool:
+    """Whether parallel implementations share enough identical code to be a copy."""
+    block = ev.identical >= EXTRACTABLE_LINES and ev.share >= EXTRACTABLE_SHARE
+    return ev.share >= VERBATIM or block

@@ -126,6 +126,16 @@ def test_parallel_implementations_are_similar_unless_verbatim() -> None:
     assert level_of(verbatim)[0] == COPY
 
 
+def test_parallel_implementations_holding_a_pasted_block_are_a_copy() -> None:
+    """Two ``run`` overrides sharing 29 of 43 lines: a helper would remove the block."""
+    pasted = Evidence(43, 41, 29, False, False, 0.0, False, False, "run")
+    assert level_of(pasted) == (COPY, ["29 of 43 lines identical"])
+    small = Evidence(20, 20, 14, False, False, 0.0, False, False, "run")  # 14 lines: similar
+    assert level_of(small)[0] == SIMILAR
+    diluted = Evidence(51, 45, 24, False, False, 0.0, False, False, "run")  # half: similar
+    assert level_of(diluted)[0] == SIMILAR
+
+
 def test_a_family_is_similar_structure_whatever_its_lines() -> None:
     ev = Evidence(10, 10, 10, False, False, 0.0, False, False)
     level, why = level_of(ev, "family of parallel units: 4 members in 4 files")
