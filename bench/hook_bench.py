@@ -302,9 +302,9 @@ def phases(repo: Path) -> None:
 
     import crystal_lsp.clones.align.alignment as alignment
     import crystal_lsp.clones.align.reuse as reuse
-    import crystal_lsp.clones.align.workset as workset
     import crystal_lsp.clones.finder as clones
     import crystal_lsp.clones.index.repo as index
+    import crystal_lsp.clones.search as search
 
     cpu: dict[str, float] = {"imports": time.process_time() - t0}
 
@@ -325,10 +325,10 @@ def phases(repo: Path) -> None:
     wrap(index.RepoIndex, "load", "index: load (incl. tokenizing)")
     wrap(clones.CloneFinder, "_state", "clones: S sets, seed table")
     wrap(reuse, "plan", "clones: reuse plan")
-    wrap(workset, "aligned", "clones: alignment (of what changed)")
+    wrap(search, "aligned", "clones: alignment (of what changed)")
     wrap(alignment, "decided", "clones: scoring")
-    wrap(workset, "whole_copies", "clones: whole copies")
-    wrap(workset, "findings_of", "clones: classes")
+    wrap(search, "whole_copies", "clones: whole copies")
+    wrap(search, "findings_of", "clones: classes")
     os.chdir(repo)
     start = time.process_time()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
