@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE / "planted"))
 import generate  # noqa: E402
 
 from crystal_lsp.clones.index import repo as index  # noqa: E402
+from crystal_lsp.clones.index import state as index_state  # noqa: E402
 from crystal_lsp.clones.store import decode  # noqa: E402
 from crystal_lsp.text import entries, lexers  # noqa: E402
 
@@ -52,7 +53,7 @@ STAGES = [
     (entries, "detect_status", "generated/minified check"),
     (entries.Entry, "light_json", "light entry to JSON"),
     (entries.Heavy, "to_json", "heavy entry to JSON"),
-    (index, "encode", "cache encoding (JSON + zlib)"),
+    (index_state, "encode", "cache encoding (JSON + zlib)"),
 ]
 
 
