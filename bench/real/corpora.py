@@ -97,6 +97,30 @@ PROJECTS: dict[str, Project] = {
             "c",
             "held out: judged before any tuning on it; C image codecs and per-mode conversions",
         ),
+        Project(
+            "jinja2",
+            "pypi",
+            "jinja2==3.1.4",
+            "jinja2-3.1.4/src/jinja2",
+            "python",
+            "held out: judged once, after issue 21's last change; sync/async twins",
+        ),
+        Project(
+            "axios",
+            "npm",
+            "axios@1.7.9",
+            "package/lib",
+            "javascript",
+            "held out: judged once, after issue 21's last change; parallel request adapters",
+        ),
+        Project(
+            "webpack",
+            "npm",
+            "webpack@5.97.1",
+            "package/lib",
+            "javascript",
+            "held out: judged once, after issue 21's last change; families of plugins and templates",
+        ),
     )
 }
 
