@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 
 from crystal_lsp.clones.align.context import (
     LanguageState,
-    LineFocus,
     LocalScorer,
     PairFilter,
     PairScorer,
@@ -54,7 +53,7 @@ from crystal_lsp.clones.align.duplicates import (
 from crystal_lsp.clones.align.pairs import Memo
 from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.align.workset import Copies, Workset
-from crystal_lsp.clones.findings import Finding
+from crystal_lsp.clones.findings import Finding, LineFocus
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.retrieval import MemoizedPostings, Postings
 from crystal_lsp.clones.search import find_copies

@@ -16,7 +16,7 @@ copy's copied tokens times its raw CrystalBLEU, by which findings are ranked (co
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,8 @@ RANKING = (
     "copies first, then similar structure; within a level, what one refactoring removes: "
     "the best single copy's copied non-trivial tokens x its raw CrystalBLEU"
 )
+LineFocus = Mapping[str, "Sequence[tuple[int, int]] | None"]
+"""Paths to look at, each with 1-based inclusive line ranges (``None``: the whole file)."""
 LineKey = tuple[str, int, int]
 """``(path, first line, last line)`` of a location."""
 EXACT, RENAMED, NEAR = "exact", "renamed", "near"
@@ -68,6 +70,15 @@ class Location:
     unit_name: str = ""
     unit_first: int = 0
     unit_last: int = 0
+
+    def touches(self, focus: LineFocus) -> bool:
+        """Whether the copy lies (partly) in ``focus``."""
+        if self.path not in focus:
+            return False
+        spans = focus[self.path]
+        return spans is None or any(
+            lo <= self.last_line and self.first_line <= hi for lo, hi in spans
+        )
 
     def to_json(self) -> dict[str, Any]:
         """JSON form of the schema."""

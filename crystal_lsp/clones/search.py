@@ -13,7 +13,7 @@ import time
 
 from crystal_lsp.clones.align import reuse
 from crystal_lsp.clones.align.alignment import aligned
-from crystal_lsp.clones.align.context import LineFocus, Progress
+from crystal_lsp.clones.align.context import Progress
 from crystal_lsp.clones.align.incremental import ChainMemo, edit_of
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.plan import Plan
@@ -21,6 +21,7 @@ from crystal_lsp.clones.align.wholes import whole_copies
 from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.copies.build import findings_of
 from crystal_lsp.clones.copies.classes import distinct_pairs
+from crystal_lsp.clones.findings import LineFocus
 
 
 def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | None) -> Copies:

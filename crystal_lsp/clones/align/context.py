@@ -6,7 +6,7 @@ through :class:`Finder`, so that the finder builds on this layer and not the oth
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -29,8 +29,6 @@ PairFilter = Callable[[str, str], bool]
 """``(path a, path b) -> False`` to leave a pair of files out."""
 Shadow = Callable[[str], "str | None"]
 """``override path -> the path on disk it replaces`` (None: it replaces nothing)."""
-LineFocus = Mapping[str, "Sequence[tuple[int, int]] | None"]
-"""Paths to look at, each with 1-based inclusive line ranges (``None``: the whole file)."""
 Ref = tuple[str, int]
 
 

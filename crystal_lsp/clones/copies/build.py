@@ -40,8 +40,8 @@ from crystal_lsp.text.entries import SnippetMeta
 from crystal_lsp.text.snippets import CLASS, FUNCTION
 
 if TYPE_CHECKING:
-    from crystal_lsp.clones.align.context import LineFocus
     from crystal_lsp.clones.align.workset import Copies, Workset
+    from crystal_lsp.clones.findings import LineFocus
 
 NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
 """What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
@@ -80,7 +80,7 @@ def findings_of(
     ranked, shown_again = without_repeats(sort_findings(out_findings))
     folded[NESTED] += shown_again
     if focus is not None:
-        ranked = [f for f in ranked if any(_loc_in_focus(loc, focus) for loc in f.locations)]
+        ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
     return ranked, +folded
 
 
@@ -388,12 +388,3 @@ def location(work: Workset, region: Region) -> Location:
         unit.first_line,
         unit.last_line,
     )
-
-
-def _loc_in_focus(loc: Location, focus: LineFocus) -> bool:
-    if loc.path not in focus:
-        return False
-    spans = focus[loc.path]
-    if spans is None:
-        return True
-    return any(lo <= loc.last_line and loc.first_line <= hi for lo, hi in spans)

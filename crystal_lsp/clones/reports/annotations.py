@@ -13,25 +13,15 @@ every copy but the representative is annotated: they are the copies of it.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from crystal_lsp.clones.findings import Finding, Location, display_path
+from crystal_lsp.clones.findings import Finding, LineFocus, display_path
 from crystal_lsp.clones.reports.sentences import sentence
 
-Focus = Mapping[str, "Sequence[tuple[int, int]] | None"]
+Focus = LineFocus
 """Changed lines: paths, each with 1-based inclusive line ranges (``None``: the whole file)."""
 CHECK_NAME = "crystal/near-duplicate"
-
-
-def touches(location: Location, focus: Focus) -> bool:
-    """Whether a copy lies (partly) in the changed lines."""
-    if location.path not in focus:
-        return False
-    spans = focus[location.path]
-    if spans is None:
-        return True
-    return any(lo <= location.last_line and location.first_line <= hi for lo, hi in spans)
 
 
 def annotated(finding: Finding, focus: Focus | None) -> list[int]:
@@ -40,7 +30,7 @@ def annotated(finding: Finding, focus: Focus | None) -> list[int]:
     All but the representative when there is no focus, or when none is changed.
     """
     if focus is not None:
-        changed = [k for k, loc in enumerate(finding.locations) if touches(loc, focus)]
+        changed = [k for k, loc in enumerate(finding.locations) if loc.touches(focus)]
         if changed:
             return changed
     rest = [k for k in range(len(finding.locations)) if k != finding.representative]
