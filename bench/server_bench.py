@@ -92,9 +92,10 @@ def percentile(values: list[float], q: float) -> float:
 class Bench:
     """One server session."""
 
-    def __init__(self, root: Path, cache: Path) -> None:
+    def __init__(self, root: Path, cache: Path, python: str = sys.executable) -> None:
         self.root = root
         self.cache = cache
+        self.python = python
         self.client = LanguageClient("server-bench", "1", converter_factory=_converter)
         self.published: dict[tuple[str, int | None], float] = {}
         self.statuses: list[tuple[float, dict[str, Any]]] = []
@@ -144,7 +145,7 @@ class Bench:
         self.started = time.perf_counter()
         self.log = self.cache.parent / f"server-{os.getpid()}-{time.time_ns()}.log"
         await self.client.start_io(
-            sys.executable,
+            self.python,
             "-m",
             "crystal_lsp",
             "serve",
@@ -152,6 +153,8 @@ class Bench:
             "--log-file",
             str(self.log),
             env=env,
+            # not the checkout: `-m` would import its crystal_lsp, whatever `python` is installed
+            cwd=str(self.cache.parent),
         )
         await self.client.initialize_async(
             types.InitializeParams(
