@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+import yaml
 from hook_repo import CONFIG, HERMETIC_ENV, LEAKY_ENV, REPO_DIR
 from hook_samples import LOAD_SETTINGS, MODULES, UNRELATED
 
@@ -122,3 +123,39 @@ def test_unrelated_code_passes(world: dict[str, object]) -> None:
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "crystal clone check" in output and "Passed" in output
+
+
+def _pinned_rev() -> str:
+    """The ``rev`` of the README's pre-commit snippet."""
+    readme = (REPO_DIR / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("```yaml\nrepos:") :]
+    [config] = [yaml.safe_load(block[8 : block.index("```", 8)])]
+    rev = config["repos"][0]["rev"]
+    assert isinstance(rev, str)
+    return rev
+
+
+def test_the_readmes_pinned_rev_installs_and_runs(world: dict[str, object]) -> None:
+    """The README's snippet as written: pre-commit installs this repository at its ``rev`` (a
+    commit of this repository's history) and the hook refuses a staged copy."""
+    rev = _pinned_rev()
+    shallow = subprocess.run(
+        ["git", "rev-parse", "--is-shallow-repository"],
+        cwd=REPO_DIR,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if shallow == "true":
+        pytest.skip("a shallow clone may not hold the pinned commit")
+    scratch, env = world["scratch"], world["env"]
+    assert isinstance(scratch, pathlib.Path) and isinstance(env, dict)
+    subprocess.run(["git", "reset", "-q", "--hard"], cwd=scratch, env=env, check=True)
+    subprocess.run(["git", "clean", "-qfdx"], cwd=scratch, env=env, check=True)
+    (scratch / "tools").mkdir(exist_ok=True)
+    (scratch / "tools" / "settings.py").write_text(LOAD_SETTINGS)
+    subprocess.run(["git", "add", "tools/settings.py"], cwd=scratch, env=env, check=True)
+    cmd = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO_DIR), "crystal-clones"]
+    done = _run([*cmd, "--ref", rev], scratch, env)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "tools/settings.py:1" in output and "app/config.py:4" in output

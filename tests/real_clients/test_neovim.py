@@ -59,6 +59,8 @@ def _run_nvim(
     open_file: str = "planted.py",
     files: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
+    before: Path | None = None,
+    git: bool = False,
 ) -> tuple[dict[str, Any], Path, int]:
     """Neovim on the planted workspace with a Lua script; its JSON line, the root, exit code."""
     if NVIM is None:
@@ -71,9 +73,11 @@ def _run_nvim(
     (root / "planted.py").write_text(PLANTED, encoding="utf-8")
     for rel, text in (files or {}).items():
         (root / rel).write_text(text, encoding="utf-8")
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
     env = {
-        **(env or {}),
         **os.environ,
+        **(env or {}),
         "LSP_CMD": f"{sys.executable} -m crystal_lsp serve",
         "LSP_ROOT": str(root),
         "LSP_TIMEOUT_MS": "60000",
@@ -82,8 +86,17 @@ def _run_nvim(
         "HOME": str(tmp_path),  # --clean, and no user state either
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
+    first = ["--cmd", f"luafile {before}"] if before else []
     proc = subprocess.run(
-        [NVIM, "--headless", "--clean", "-c", f"luafile {HERE / script}", str(root / open_file)],
+        [
+            NVIM,
+            "--headless",
+            "--clean",
+            *first,
+            "-c",
+            f"luafile {HERE / script}",
+            str(root / open_file),
+        ],
         capture_output=True,
         text=True,
         timeout=180,
@@ -112,6 +125,28 @@ def test_neovim_receives_the_duplicate_with_its_related_location(tmp_path: Path)
     assert (
         own["message"].startswith("this copy: ") and own["location"]["range"]["start"]["line"] == 3
     )
+
+
+def _readme_snippet() -> str:
+    """The Lua block of the README's Neovim section, as a user copies it."""
+    readme = (HERE.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Neovim\n") :]
+    return section[section.index("```lua\n") + 7 : section.index("```\n", section.index("```lua"))]
+
+
+def test_the_readmes_neovim_snippet_works_as_written(tmp_path: Path) -> None:
+    """The README's block, loaded unchanged, starts crystal-lsp from PATH at the git root of
+    the opened file (Debian's Neovim 0.7 has no vim.fs and no vim.lsp.start)."""
+    snippet = tmp_path / "snippet.lua"
+    snippet.write_text(_readme_snippet(), encoding="utf-8")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    report, root, code = _run_nvim(
+        tmp_path, "lsp_readme.lua", env={"PATH": path}, before=snippet, git=True
+    )
+    assert code == 0 and report["ok"], report
+    assert report["root"] == str(root)
+    [diagnostic] = report["diagnostics"]
+    assert diagnostic["lnum"] == 3 and "original.py:1" in diagnostic["message"]
 
 
 def test_neovim_07_is_told_where_the_other_copy_is(tmp_path: Path) -> None:

@@ -21,7 +21,8 @@ PIP = re.compile(r"pip install\b([^`\n#]*)")
 
 
 def _docs() -> list[Path]:
-    return [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    extension = REPO / "vscode-extension" / "README.md"
+    return [REPO / "README.md", extension, *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def _extras() -> set[str]:
@@ -45,3 +46,16 @@ def test_every_pip_install_of_crystal_lsp_installs_the_checkout() -> None:
                     if unknown:
                         wrong.append(f"{where} (no extra {sorted(unknown)})")
     assert wrong == []
+
+
+def test_every_pinned_revision_is_the_same_commit_of_this_repository() -> None:
+    """The pre-commit ``rev`` and the CI recipes' ``@rev`` name one full commit id (no tag that
+    the repository does not have), the same in every document."""
+    pinned = set()
+    for doc in _docs():
+        text = doc.read_text(encoding="utf-8")
+        pinned.update(re.findall(r"^\s*rev:\s*(\S+)", text, re.MULTILINE))
+        pinned.update(re.findall(r"crystal-lsp@([^\s\"'`]+)", text))
+    assert len(pinned) == 1, pinned
+    [rev] = pinned
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), rev
