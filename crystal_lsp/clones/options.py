@@ -114,8 +114,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("enable", BOOL, True, "publish diagnostics", lsp="enable", server_only=True),
     Setting("severity", CHOICE, "information", "diagnostic severity", choices=SEVERITIES,
             lsp="severity", server_only=True),
-    Setting("underline", CHOICE, "range", "what a diagnostic underlines: the whole aligned range "
-            "of the copy, or its first line", choices=UNDERLINES, lsp="underline",
+    Setting("underline", CHOICE, "range", "what a diagnostic underlines: the copy's aligned range "
+            "(a unit copied whole: its header line), or its first line", choices=UNDERLINES, lsp="underline",
             server_only=True),
     Setting("debounce_ms", INT, 300, "wait after the last edit before checking, in ms", low=0,
             high=60_000, lsp="debounceMs", server_only=True),

@@ -17,7 +17,7 @@ from crystal_lsp.mcp.models import (
     ScanSummary,
     ScanToolResult,
 )
-from crystal_lsp.mcp.workspace import SNIPPET_KEY, CheckOutcome
+from crystal_lsp.mcp.workspace import SNIPPET_KEY, TOO_SHORT, CheckOutcome
 
 MAX_MEMBERS = 10
 NGRAMS = 8
@@ -87,8 +87,16 @@ def duplicates(outcome: CheckOutcome, path: str | None) -> list[Duplicate]:
     return [d for _, d in out]
 
 
-def advice(found: Sequence[Duplicate], outcome: CheckOutcome, files: int) -> str:
+def advice(
+    found: Sequence[Duplicate], outcome: CheckOutcome, files: int, min_tokens: int = 0
+) -> str:
     """One sentence telling the agent what to reuse (or that the code is new)."""
+    if outcome.status == TOO_SHORT:
+        return (
+            f"Nothing to compare: the code has {outcome.tokens} tokens, fewer than the smallest "
+            f"copy ({min_tokens} tokens, setting minTokens), so it cannot repeat code; "
+            "no duplicate check was made."
+        )
     if outcome.status != "ok":
         return (
             f"Nothing to compare: the code is {outcome.status.replace('_', ' ')} "

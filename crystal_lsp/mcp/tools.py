@@ -163,7 +163,7 @@ def _check_tool(server: MCPServer[Any], ws: Workspace) -> None:
             tokens=outcome.tokens,
             duplicates=found[:max_results],
             omitted=max(0, len(found) - max_results),
-            advice=present.advice(found, outcome, ws.status.files),
+            advice=present.advice(found, outcome, ws.status.files, ws.config.min_tokens),
             threshold=ws.config.threshold,
             signature=ws.config.signature(),
             indexed_files=ws.status.files,

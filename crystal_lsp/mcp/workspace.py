@@ -71,6 +71,10 @@ class SnippetMatch:
     language: str
 
 
+TOO_SHORT = "too-short"
+"""The status of a snippet with fewer tokens than the smallest copy (``minTokens``)."""
+
+
 @dataclass
 class CheckOutcome:
     """What ``check_duplication`` found for one snippet."""
@@ -226,7 +230,9 @@ class Workspace:
             min_lines=self.config.min_lines,
         )
         outcome = CheckOutcome(language, entry.status, entry.token_count)
-        if entry.status != OK:
+        if entry.status == OK and entry.token_count < self.config.min_tokens:
+            outcome.status = TOO_SHORT  # no copy is that short: nothing to check, in any language
+        if outcome.status != OK:
             return outcome
         sha = content_sha(code.encode("utf-8", "surrogatepass"))
         self.index.files[SNIPPET_KEY] = FileState(SNIPPET_KEY, sha, entry, True)

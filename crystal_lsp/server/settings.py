@@ -38,8 +38,8 @@ class Settings:
     enable: bool = DEFAULTS["enable"]
     severity: str = DEFAULTS["severity"]
     underline: str = DEFAULTS["underline"]
-    """``range``: diagnostics underline a copy's whole aligned range; ``firstLine``: its first
-    line only."""
+    """``range``: diagnostics underline a copy's aligned range (a unit copied whole: its header
+    line); ``firstLine``: its first line only."""
     debounce_ms: int = DEFAULTS["debounceMs"]
     references_outside_workspace: bool = DEFAULTS["referencesOutsideWorkspace"]
     """Whether ``crystal/score`` may read reference files outside the workspace folders."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from crystal_lsp.mcp.present import advice, duplicates
-from crystal_lsp.mcp.workspace import SNIPPET_KEY, ToolInputError, Workspace
+from crystal_lsp.mcp.workspace import SNIPPET_KEY, TOO_SHORT, ToolInputError, Workspace
 
 ORIGINAL = '''\
 def merge_intervals(intervals):
@@ -189,3 +189,14 @@ def test_a_checked_snippet_finds_what_a_fresh_scan_with_it_finds(
         }
     )
     assert got == want and want
+
+
+def test_a_snippet_shorter_than_any_copy_is_not_sent_back_for_a_language(
+    workspace: Workspace,
+) -> None:
+    """Three tokens can never be a copy (minTokens 50): say so, rather than asking the agent to
+    call again with a language."""
+    outcome = workspace.submit(workspace.check, "x = 1\n", None, None).result()
+    sentence = advice([], outcome, 1, workspace.config.min_tokens)
+    assert outcome.status == TOO_SHORT and outcome.tokens == 3
+    assert "cannot repeat code" in sentence and "call again" not in sentence

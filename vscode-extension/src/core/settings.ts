@@ -12,7 +12,7 @@ export const SECTION = 'crystalLsp';
 export type Severity = 'hint' | 'information' | 'warning' | 'error';
 export const SEVERITIES: readonly Severity[] = ['hint', 'information', 'warning', 'error'];
 
-/** What a diagnostic underlines: the copy's whole aligned range, or its first line only. */
+/** What a diagnostic underlines: the copy's aligned range (a unit copied whole: its header line), or its first line only. */
 export type Underline = 'range' | 'firstLine';
 export const UNDERLINES: readonly Underline[] = ['range', 'firstLine'];
 
