@@ -21,6 +21,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.findings import (
     COPY,
     LINES,
@@ -34,6 +35,7 @@ from crystal_lsp.clones.similarity import Similarity
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.workspace import Folder
+from crystal_lsp.text.snippets import CLASS, FUNCTION
 
 CODE = "near-duplicate"
 MORE = "near-duplicate-limit"
@@ -116,11 +118,32 @@ def flags_of(
         rng = types.Range(start=index.position(start), end=index.position(end))
         whole = location.kind not in (LINES,)
         shown = first_line(index, rng) if underline == FIRST_LINE or whole else rng
+        if location.kind == FILE and underline != FIRST_LINE:
+            shown = _first_unit_line(result, index, location) or shown
         flags.append(Flag(finding, i, rng, start, end, shown))
     more = max(0, len(flags) - limit) if limit is not None else 0
     kept = flags[: len(flags) - more]
     kept.sort(key=lambda f: (f.start, f.end, f.finding.id))
     return kept, more
+
+
+def _first_unit_line(result: DocResult, index: TextIndex, location: Location) -> types.Range | None:
+    """The header line of the first top-level function or class of a whole file's copy.
+
+    A copied file is underlined there, not on ``import os``; None when the file has no unit.
+    """
+    entry = result.entry.entry if result.entry is not None else None
+    units = [
+        m
+        for m in (entry.snippets if entry is not None else ())
+        if m.kind in (FUNCTION, CLASS) and m.depth == 0 and m.first_line >= location.first_line
+    ]
+    if not units:
+        return None
+    unit = min(units, key=lambda m: (m.first_line, m.first_col))
+    start = index.offset(unit.first_line, unit.first_col)
+    rng = types.Range(start=index.position(start), end=index.position(start))
+    return first_line(index, rng)
 
 
 def signature_of(folder: Folder, language: str) -> str:

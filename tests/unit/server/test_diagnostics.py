@@ -16,6 +16,7 @@ from crystal_lsp.server.diagnostics import (
     related_of,
 )
 from crystal_lsp.server.positions import TextIndex
+from crystal_lsp.text.incremental import IncrementalEntry
 
 # a.py: function parse (the representative); b.py: lines 12-30 of function main; c.py: lines 3-9
 PARSE = Location("a.py", 1, 1, 20, 10, "function", "parse", 120, "s1", "n1")
@@ -116,3 +117,27 @@ def test_related_information_describes_every_other_copy() -> None:
         "lines 3-9 (similarity 0.80)",
         "this copy: function parse (lines 1-20)",
     ]
+
+
+COPIED_FILE = """import os
+import sys
+
+
+def parse(path):
+    with open(path) as fh:
+        return [line.split("=") for line in fh if "=" in line]
+"""
+
+
+def test_a_whole_file_copy_is_underlined_on_its_first_unit_not_on_an_import() -> None:
+    """A copied module's diagnostic sits on ``def parse``, not on ``import os``."""
+    whole = Location("d.py", 1, 1, 7, 59, "file", "", 40, "s4", "n4")
+    finding = Finding("python", [whole, PARSE], [Pair(0, 1, 1.0, 1.0, copied=40)], 0)
+    entry = IncrementalEntry("d.py", COPIED_FILE, "python", min_tokens=5, min_lines=2)
+    result = DocResult("file:///w/d.py", 1, "d.py", language="python", findings=[finding])
+    result.entry = entry
+    [flag] = flags_of(result, TextIndex(COPIED_FILE), RANGE)[0]
+    assert flag.range.start.line == 0 and flag.range.end.line == 6  # the flag keeps the file
+    assert flag.underline.start.line == 4 and flag.underline.end.line == 4  # def parse(path):
+    [flag] = flags_of(result, TextIndex(COPIED_FILE), FIRST_LINE)[0]
+    assert flag.underline.start.line == 0  # firstLine: the first line, as the setting says
