@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import load_items
+from crystal_lsp.metric.datasets import SPLIT_SEED, TRAIN_FRACTION, load_dataset
 from crystal_lsp.metric.disting import EXACT_PAIR_LIMIT
 from crystal_lsp.metric.pairdata import LabeledPair, load_pair_dataset
 from crystal_lsp.metric.sampling import (
@@ -60,6 +60,8 @@ class Dataset:
     splits: list[str] = field(default_factory=list)
     pairs: list[LabeledPair] | None = None
     """The labeled pairs of a pair-labeled folder (None: a class-labeled dataset)."""
+    assigned_split: str = ""
+    """How the splits were assigned when the file has none (``""``: the file's own)."""
 
 
 def read_dataset(path: str, pair_labeled: bool) -> Dataset:
@@ -76,7 +78,7 @@ def read_dataset(path: str, pair_labeled: bool) -> Dataset:
             dict(data.left_out),
             pairs=data.pairs,
         )
-    items = load_items(path)
+    items, assigned = load_dataset(path)
     train = sum(it.split == "train" for it in items)
     return Dataset(
         [it.id for it in items],
@@ -86,6 +88,7 @@ def read_dataset(path: str, pair_labeled: bool) -> Dataset:
         {},
         [it.cls for it in items],
         [it.split for it in items],
+        assigned_split=f"seeded-{TRAIN_FRACTION:.0%}-train:{SPLIT_SEED}" if assigned else "",
     )
 
 

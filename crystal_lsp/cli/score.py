@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from crystal_lsp.cli.common import (
+    MAX_ITEM_BYTES,
     add_format,
     add_progress,
     emit_json,
+    item_bytes,
     read_code,
     setting_int,
     tokenize_file,
@@ -48,9 +50,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--max-bytes",
-        type=int_in(0, 2**40),
+        type=item_bytes,
         default=DEFAULT_MAX_BYTES,
-        help="refuse files larger than this (and lines of --lines and --jsonl corpora)",
+        help="refuse files larger than this (and lines of --lines and --jsonl corpora; default: "
+        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
     )
     add_format(p)
     add_progress(p)
@@ -71,7 +74,9 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jsonl",
         metavar="FILE",
-        help='corpus mode: JSONL lines {"hypothesis": str, "references": [str, ...]}',
+        help='corpus mode: JSONL lines {"id": optional, "hypothesis": str, "references": '
+        '[str, ...]} ("hyp" and "refs" are accepted as short names, "reference": str for one); '
+        "an empty hypothesis or reference is an error",
     )
     p.add_argument(
         "--against",

@@ -79,10 +79,12 @@ class Items:
     refs: list[list[str]]
     lexer_hint: str | None
     """A file name to take the language from (None: the text decides)."""
+    where: list[str] | None = None
+    """Where each item is (``FILE:LINE`` of a JSONL corpus), for messages about one item."""
 
 
 def _jsonl(path: str, max_bytes: int) -> Items:
-    ids, hyps, refs = [], [], []
+    ids, hyps, refs, where = [], [], [], []
     given: dict[str, int] = {}
     for lineno, line in corpus_lines(path, max_bytes, json_lines=True):
         if not line.strip():
@@ -109,7 +111,8 @@ def _jsonl(path: str, max_bytes: int) -> Items:
         ids.append(ident)
         hyps.append(hyp)
         refs.append(group if group is not None else [])
-    return Items(ids, hyps, refs, None)
+        where.append(f"{path}:{lineno}")
+    return Items(ids, hyps, refs, None, where)
 
 
 def _text_lines(path: str, max_bytes: int) -> list[str]:
@@ -223,6 +226,8 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
 
     hyps = [tokens(h) for h in items.hyps]
     refs = [[tokens(r) for r in group] for group in items.refs]
+    if items.where is not None:
+        _check_tokens(items.where, hyps, refs)
     base = [tokens(h) for h in _baseline(args, items)] if args.baseline else None
     scorers = make_scorers(args, metrics, smoothing, language)
     doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
@@ -232,7 +237,10 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
         stats = corpus.statistics()
         doc[name] = stats.score
         doc["statistics"][name] = stats.to_json()
-        doc["signatures"][name] = str(scorer.signature)
+        signature = scorer.signature
+        if args.bootstrap > 0 or base is not None:
+            signature = signature.with_(bootstrap=args.bootstrap or 1000, seed=args.seed)
+        doc["signatures"][name] = str(signature)
         if args.bootstrap > 0:
             doc["bootstrap"][name] = bootstrap(corpus, args.bootstrap, args.seed).to_json()
         if base is not None:
@@ -257,6 +265,20 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
     else:
         _print(doc, scorers, args)
     return 0
+
+
+def _check_tokens(where: list[str], hyps: list[list[str]], refs: list[list[list[str]]]) -> None:
+    """An item whose hypothesis or a reference has no code token is an error (as for --hyp)."""
+    for place, hyp, group in zip(where, hyps, refs):
+        if not hyp:
+            raise CrystalError(
+                f"{place}: the hypothesis has no code tokens (empty or only comments)"
+            )
+        for number, ref in enumerate(group, 1):
+            if not ref:
+                raise CrystalError(
+                    f"{place}: reference {number} has no code tokens (empty or only comments)"
+                )
 
 
 def _write_items(path: str, rows: list[dict[str, Any]], names: list[str]) -> None:
@@ -291,8 +313,8 @@ def _csv(stats: Statistics) -> list[Any]:
 
 def _print(doc: dict[str, Any], scorers: dict[str, CrystalBLEU], args: argparse.Namespace) -> None:
     print(f"corpus of {doc['pairs']} pairs ({doc['language']})")
-    for name, scorer in scorers.items():
-        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
+    for name in scorers:
+        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {doc['signatures'][name]}")
         stats = doc["statistics"][name]
         print(f"{'':<15}{Statistics.from_json(stats).line()}")
         if name in doc.get("bootstrap", {}):
