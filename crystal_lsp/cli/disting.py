@@ -35,6 +35,7 @@ from crystal_lsp.errors import JOBS, CrystalError, int_in
 from crystal_lsp.metric.datasets import SPLIT_SEED
 from crystal_lsp.metric.disting import AGGREGATES, MetricReport
 from crystal_lsp.metric.pairdata import layout_of
+from crystal_lsp.metric.paper import PAPER_PROTOCOLS
 from crystal_lsp.metric.registry import (
     NEEDS_SSET,
     MetricConfig,
@@ -96,12 +97,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
     _add_sampling(p)
     p.add_argument(
-        "--aggregate",
-        choices=AGGREGATES,
-        default="mean",
-        help="mean of sentence scores, or the metric over the whole pair set (corpus BLEU)",
-    )
-    p.add_argument(
         "--sset", metavar="FILE", help="use this S instead of building one from the train split"
     )
     p.add_argument("--lang", help="language of the items (default: their 'lang' field)")
@@ -112,13 +107,6 @@ def add_parser(sub: Any) -> None:
         "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
     )
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
-    p.add_argument(
-        "--max-bytes",
-        type=item_bytes,
-        default=DEFAULT_MAX_BYTES,
-        help="a larger item is an error, as in score (default: "
-        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
-    )
     p.add_argument(
         "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
     )
@@ -132,6 +120,13 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
     """Which pairs are scored (all, or drawn by a protocol), in which direction, and S's ties."""
     p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
     p.add_argument(
+        "--aggregate",
+        choices=AGGREGATES,
+        default=None,
+        help="mean of sentence scores (default), or the metric over the whole pair set (corpus "
+        "BLEU; the default of the paper protocols)",
+    )
+    p.add_argument(
         "--pair-sampling",
         choices=SAMPLINGS,
         default="class",
@@ -141,9 +136,12 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--protocol",
-        choices=PROTOCOLS,
+        choices=PROTOCOLS + PAPER_PROTOCOLS,
         default="pairs",
-        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
+        help="pairs: one reference per pair; classwise: the paper's Definition 3.1; paper: the "
+        "authors' Table-2 script (small_v1.py: hypotheses against 20 references of their class "
+        "or of another, corpus scores, S from a random 30 %% of all programs; its random seeded "
+        "by --seed); paper-multiref: the reference evaluation's version of it (d_multiref)",
     )
     p.add_argument(
         "--first-is",
@@ -161,6 +159,13 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
         "given S's own tie-break applies and is named in the protocol line)",
     )
     p.add_argument(
+        "--max-bytes",
+        type=item_bytes,
+        default=DEFAULT_MAX_BYTES,
+        help="a larger item is an error, as in score (default: "
+        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
+    )
+    p.add_argument(
         "--pairs-out",
         metavar="FILE",
         help="also write every scored pair (split, label, ids, each metric's score) as JSONL",
@@ -174,9 +179,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
+    if args.aggregate is None:
+        args.aggregate = "corpus" if args.protocol in PAPER_PROTOCOLS else "mean"
     metrics = parse_metric_list(args.metric)
     smoothing = Smoothing.parse(args.smoothing)
     data = read_dataset(args.dataset, layout_of(args.dataset) is not None)
+    if args.protocol in PAPER_PROTOCOLS:
+        data.assigned_split = ""  # the paper protocols use no split
     check_item_sizes(args.dataset, data.ids, data.codes, args.max_bytes)
     lexer = _lexer(args, data.langs)
     language = canonical_name(lexer)
@@ -196,10 +205,10 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
             f"30 % train / 70 % test split (seed {SPLIT_SEED}); the protocol line names it"
         )
     left_out = dict(data.left_out)
-    if not all(usable):
+    if not all(usable) and args.protocol != "paper":  # the authors' script keeps them
         left_out["items without tokens (left out before drawing pairs)"] = usable.count(False)
     drawn = draw(data, usable, args)
-    if drawn.train is None:
+    if drawn.train is None and args.protocol not in PAPER_PROTOCOLS:
         warn(
             "the train split lacks pairs of both labels: no threshold classifier"
             if data.pairs is not None
@@ -235,6 +244,8 @@ def protocol_signature(
     """
     if pair_labeled:
         pairs = "pairs:given" if args.exact else "pairs:given-drawn"
+    elif args.protocol in PAPER_PROTOCOLS:
+        pairs = f"{args.protocol}:{'small_v1' if args.protocol == 'paper' else 'reference_eval'}"
     elif args.exact:
         pairs = f"{args.protocol}:all"
     else:
@@ -383,6 +394,11 @@ def _print(run: Outcome) -> None:
     mode = f"{len(test.intra):,} intra + {len(test.inter):,} inter test pairs" + (
         "" if args.exact else f" (--n {args.n:,}), seed {args.seed}"
     )
+    if run.drawn.references:
+        mode = (
+            f"{len(test.intra):,} intra + {len(test.inter):,} inter hypotheses with "
+            f"{run.drawn.references} references each, seed {args.seed}"
+        )
     print(f"{args.dataset}: {data.description}, {run.language}, {mode}, {args.aggregate} aggregate")
     print(
         f"  protocol: {protocol_signature(args, data.pairs is not None, run.sset, data.assigned_split)}"

@@ -16,7 +16,13 @@ from crystal_lsp.cli.common import (
     setting_int,
     tokenize_file,
 )
-from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
+from crystal_lsp.cli.score_batch import (
+    LABELS,
+    add_options,
+    make_scorers,
+    run_corpus,
+    run_registry_corpus,
+)
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError, int_in
 from crystal_lsp.metric.crystal import CrystalBLEU
@@ -297,10 +303,8 @@ def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
     from crystal_lsp.cli.common import tokenize_file
     from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
 
-    if args.lines or args.jsonl:
-        raise CrystalError(
-            "corpus mode supports the BLEU family only (bleu, crystalbleu, crystalbleu-if)"
-        )
+    if args.lines or args.jsonl or args.hyp_dir:
+        return run_registry_corpus(args, metrics)
     if args.example:
         hyp_path, ref_paths, _ = _example_paths()
         args.lang = args.lang or "java"

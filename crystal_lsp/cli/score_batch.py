@@ -37,6 +37,7 @@ from crystal_lsp.text.tokens import lex
 
 MAX_BOOTSTRAP = 100_000
 LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
+"""The BLEU family (``run_corpus``); other metrics go through the registry."""
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -279,6 +280,52 @@ def _check_tokens(where: list[str], hyps: list[list[str]], refs: list[list[list[
                 raise CrystalError(
                     f"{place}: reference {number} has no code tokens (empty or only comments)"
                 )
+
+
+def run_registry_corpus(args: argparse.Namespace, metrics: Sequence[str]) -> int:
+    """Corpus mode with a metric outside the BLEU family (CodeBLEU): each metric's corpus score."""
+    from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
+
+    if args.baseline or args.bootstrap or args.per_item or args.sentences:
+        raise CrystalError(
+            "--baseline, --bootstrap, --per-item and --sentences support the BLEU family only "
+            "(bleu, crystalbleu, crystalbleu-if)"
+        )
+    items = load_items(args)
+    lexer = resolve_lexer(args.lang, items.lexer_hint, "\n".join(items.hyps[:200]))
+    language = canonical_name(lexer)
+    prepared: list[PreparedItem | None] = []
+    pairs: list[tuple[int, list[int]]] = []
+    for hyp, group in zip(items.hyps, items.refs):
+        start = len(prepared)
+        for text in (hyp, *group):
+            prepared.append(PreparedItem(text, lex(text, lexer, keep_comments=args.keep_comments)))
+        pairs.append((start, list(range(start + 1, len(prepared)))))
+    if items.where is not None:
+        _check_tokens(
+            items.where,
+            [list(prepared[h].tokens.texts) for h, _ in pairs],  # type: ignore[union-attr]
+            [[list(prepared[r].tokens.texts) for r in refs] for _, refs in pairs],  # type: ignore[union-attr]
+        )
+    sset = load_or_build_sset(args, language) if any(m in NEEDS_SSET for m in metrics) else None
+    smoothing = Smoothing.parse(args.smoothing)
+    config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
+    doc: dict[str, Any] = {"language": language, "pairs": len(pairs), "signatures": {}}
+    for name in metrics:
+        metric = make_metric(name, config)
+        metric.prepare(prepared)
+        doc[name] = metric.corpus(pairs)
+        doc["signatures"][name] = metric.signature
+        details = getattr(metric, "last_details", None)
+        if details:
+            doc.setdefault("details", {})[name] = details
+    if args.format == "json":
+        emit_json(doc)
+        return 0
+    print(f"corpus of {doc['pairs']} pairs ({language})")
+    for name in metrics:
+        print(f"{LABELS.get(name, name):<15}{doc[name]:.4f}  {doc['signatures'][name]}")
+    return 0
 
 
 def _write_items(path: str, rows: list[dict[str, Any]], names: list[str]) -> None:

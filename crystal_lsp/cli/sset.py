@@ -76,6 +76,19 @@ def add_parser(sub: Any) -> None:
     b.add_argument(
         "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
     )
+    _add_selection(b)
+    add_engine_options(b, "reading, tokenizing and counting")
+    b.add_argument(
+        "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
+    )
+    add_format(b)
+    add_progress(b)
+    b.set_defaults(run=run_build)
+    _add_show(cmds)
+
+
+def _add_selection(b: argparse.ArgumentParser) -> None:
+    """What ``sset build`` counts and how: ties, split, comments, processes, item size."""
     b.add_argument(
         "--tie-break",
         choices=TIE_BREAKS,
@@ -99,14 +112,6 @@ def add_parser(sub: Any) -> None:
         help=f"skip files larger than this; a larger dataset item is an error (default: "
         f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
     )
-    add_engine_options(b, "reading, tokenizing and counting")
-    b.add_argument(
-        "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
-    )
-    add_format(b)
-    add_progress(b)
-    b.set_defaults(run=run_build)
-    _add_show(cmds)
 
 
 def _add_show(cmds: Any) -> None:
