@@ -169,6 +169,8 @@ def compare(
     rows.append(
         _row(name, "paper", "small_v1.py", run_ours(data, name, "paper", n, k, seed), authors)
     )
+    for row in rows:
+        row["seed"] = seed
     return rows
 
 
@@ -193,17 +195,17 @@ def render(rows: list[dict[str, Any]], n: int, k: int, seed: int) -> list[str]:
     """Markdown lines: ours beside the script's, per set and protocol."""
     lines = [
         "",
-        f"## The paper's Table-2 protocol (n = {n}, k = {k}, seed {seed})",
+        f"## The paper's Table-2 protocol (n = {n}, k = {k})",
         "",
-        "| set | protocol | script | BLEU intra / inter = disting (ours) | (script) "
+        "| set | seed | protocol | script | BLEU intra / inter = disting (ours) | (script) "
         "| CrystalBLEU intra / inter = disting (ours) | (script) | max diff | CPU s ours / script |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ours, theirs = r["ours"], r["theirs"]
         if "error" in ours:
             lines.append(
-                f"| {r['set']} | {r['protocol']} | {r['script']} | error: {ours['error']} | | | | | |"
+                f"| {r['set']} | {r.get('seed', '')} | {r['protocol']} | {r['script']} | error: {ours['error']} | | | | | |"
             )
             continue
         cells = [_fig(ours, "bleu")]
@@ -215,7 +217,7 @@ def render(rows: list[dict[str, Any]], n: int, k: int, seed: int) -> list[str]:
             f"{theirs['cpu_s']:.1f}" if theirs and "cpu_s" in theirs else "-"
         )
         lines.append(
-            f"| {r['set']} | {r['protocol']} | {r['script']} | "
+            f"| {r['set']} | {r.get('seed', '')} | {r['protocol']} | {r['script']} | "
             + " | ".join(cells)
             + f" | {diff} | {cpu} |"
         )
