@@ -151,13 +151,17 @@ def build(language: str, k: int) -> None:
         return
     streams = tokenize_many(jobs)
     label = lexer_label(resolve_lexer(language))
-    raw = build_sset((t.texts for t in streams), k, 4, language=language, tokenizer=label)
+    # canonical ties: the shipped sets do not depend on the order files are found in
+    raw = build_sset(
+        (t.texts for t in streams), k, 4, language=language, tokenizer=label, tie_break="canonical"
+    )
     norm = build_sset(
         (normalized(t.texts, categories(t.texts, t.types)) for t in streams),
         k,
         4,
         language=language,
         tokenizer=label + " view:normalized",
+        tie_break="canonical",
     )
     for sset, suffix in ((raw, ""), (norm, ".normalized")):
         sset.meta["source"] = origin

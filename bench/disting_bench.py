@@ -20,6 +20,11 @@ Three comparisons:
    rows of ``--pairs-out``, and each pair's BLEU and CrystalBLEU score; pairs that differ are
    counted and the first ones listed.
 
+With ``--paper`` it instead runs the paper's Table-2 protocol (``--protocol paper`` and
+``paper-multiref``) beside the scripts they reproduce (``bench/paper_protocol.py``: the reference
+evaluation's ``multiref``, and the authors' ``small_v1.py`` given as ``--authors-script PATH``),
+writing ``bench/results/disting_paper.{json,md}``.
+
 Writes ``bench/results/disting_bench.{json,md}``. Data from ``--data`` or ``$CRYSTAL_BENCH_DATA``
 (default ``/work/shared/data``), read in place; without it: ``SKIPPED``.
 """
@@ -228,7 +233,11 @@ def main() -> int:
     parser.add_argument("--seeds", nargs="*", type=int, default=[0])
     parser.add_argument("--uniform", action="store_true", help="also --pair-sampling uniform")
     parser.add_argument("--no-reference", action="store_true", help="skip the pair-by-pair check")
-    parser.add_argument("--out", default=str(HERE / "results" / "disting_bench"))
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--paper", action="store_true", help="the Table-2 protocol (see above)")
+    parser.add_argument("--authors-script", type=Path, help="small_v1.py of sola-st/crystalbleu")
+    parser.add_argument("--n", type=int, default=1000, help="--paper: hypotheses of each kind")
+    parser.add_argument("-k", type=int, default=729, help="--paper: k (a power of 3 for small_v1)")
     args = parser.parse_args()
     data = Path(args.data)
     sets = [s for s in args.sets if (data / s / "items.jsonl.gz").exists()]
@@ -236,6 +245,9 @@ def main() -> int:
         print(f"SKIPPED: no labeled sets under {data}")
         return 0
     ref = None if args.no_reference else load_reference(args.reference_tools, data)
+    if args.paper:
+        return paper(args, data, sets, ref)
+    args.out = args.out or str(HERE / "results" / "disting_bench")
     plan = [(s, seed, "class") for seed in args.seeds for s in sets]
     if args.uniform:
         plan += [(s, args.seeds[0], "uniform") for s in sets]
@@ -255,6 +267,26 @@ def main() -> int:
     Path(args.out + ".md").write_text(report, encoding="utf-8")
     print(report)
     return 0 if goal(runs) == "met" else 1
+
+
+def paper(args: argparse.Namespace, data: Path, sets: list[str], ref: Any) -> int:
+    """``--paper``: ours beside the scripts (bench/paper_protocol.py)."""
+    from paper_protocol import compare
+    from paper_protocol import render as render_paper
+
+    rows = []
+    for seed in args.seeds:
+        for name in sets:
+            n = args.n
+            rows += compare(data, name, ref, args.authors_script, n, args.k, seed)
+            print(f"{name} seed {seed}: done", file=sys.stderr)
+    report = "\n".join(render_paper(rows, args.n, args.k, args.seeds[0])) + "\n"
+    out = args.out or str(HERE / "results" / "disting_paper")
+    Path(out + ".json").write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    Path(out + ".md").write_text(report, encoding="utf-8")
+    print(report)
+    compared = [r for r in rows if "max_abs_diff" in r]
+    return 0 if compared and all(r["max_abs_diff"] == 0 for r in compared) else 1
 
 
 if __name__ == "__main__":

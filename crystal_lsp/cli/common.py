@@ -49,6 +49,30 @@ def setting_int(name: str) -> Callable[[str], int]:
     return int_in(int(setting.low), int(setting.high))
 
 
+MAX_ITEM_BYTES = 16_000_000
+"""The largest item (file, corpus line, dataset item) score, sset build and disting take.
+
+Scoring and counting hold about 100 bytes per byte of code (token strings, ids and n-gram
+tables; linear in the item's size), so this bounds one item at about 1.6 GB.
+"""
+
+
+def item_bytes(text: str) -> int:
+    """An argparse ``type`` for ``--max-bytes``: 1..MAX_ITEM_BYTES, and 0 for that maximum."""
+    value = int_in(0, MAX_ITEM_BYTES)(text)
+    return value or MAX_ITEM_BYTES
+
+
+def check_item_sizes(where: str, ids: list[str], codes: list[str], max_bytes: int) -> None:
+    """The first item larger than ``max_bytes`` (UTF-8) is an error naming it and the option."""
+    for ident, code in zip(ids, codes):
+        if len(code) * 4 > max_bytes and len(code.encode("utf-8", "surrogatepass")) > max_bytes:
+            raise CrystalError(
+                f"{where}: item {ident!r} has {len(code.encode('utf-8', 'surrogatepass')):,} "
+                f"bytes, over --max-bytes {max_bytes:,} (at most {MAX_ITEM_BYTES:,})"
+            )
+
+
 def check_output(path: str | None, option: str) -> None:
     """Refuse an output path that cannot be written, before any work is done."""
     if not path or path == "-":

@@ -17,10 +17,13 @@ from typing import Any
 from pygments.lexer import Lexer
 
 from crystal_lsp.cli.common import (
+    MAX_ITEM_BYTES,
     add_engine_options,
     add_format,
     add_progress,
+    check_item_sizes,
     emit_json,
+    item_bytes,
     progress_bar,
     progress_enabled,
     setting_int,
@@ -29,8 +32,10 @@ from crystal_lsp.cli.common import (
 from crystal_lsp.cli.disting_inputs import Dataset, Drawn, draw, read_dataset
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
 from crystal_lsp.errors import JOBS, CrystalError, int_in
+from crystal_lsp.metric.datasets import SPLIT_SEED
 from crystal_lsp.metric.disting import AGGREGATES, MetricReport
 from crystal_lsp.metric.pairdata import layout_of
+from crystal_lsp.metric.paper import PAPER_PROTOCOLS
 from crystal_lsp.metric.registry import (
     NEEDS_SSET,
     MetricConfig,
@@ -39,8 +44,9 @@ from crystal_lsp.metric.registry import (
 )
 from crystal_lsp.metric.sampling import FIRSTS, PROTOCOLS, SAMPLINGS, PairSets
 from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.metric.sset import TIE_BREAKS, TriviallySharedSet
+from crystal_lsp.metric.sset import DEFAULT_TIE_BREAK, TIE_BREAKS, TriviallySharedSet
 from crystal_lsp.text.lexers import canonical_name, lexer_label, resolve_lexer
+from crystal_lsp.text.sources import DEFAULT_MAX_BYTES
 from crystal_lsp.text.tokens import Tokens
 
 REFERENCE_PROTOCOL = {
@@ -91,12 +97,6 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
     _add_sampling(p)
     p.add_argument(
-        "--aggregate",
-        choices=AGGREGATES,
-        default="mean",
-        help="mean of sentence scores, or the metric over the whole pair set (corpus BLEU)",
-    )
-    p.add_argument(
         "--sset", metavar="FILE", help="use this S instead of building one from the train split"
     )
     p.add_argument("--lang", help="language of the items (default: their 'lang' field)")
@@ -120,6 +120,13 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
     """Which pairs are scored (all, or drawn by a protocol), in which direction, and S's ties."""
     p.add_argument("--exact", action="store_true", help="score every pair instead of sampling")
     p.add_argument(
+        "--aggregate",
+        choices=AGGREGATES,
+        default=None,
+        help="mean of sentence scores (default), or the metric over the whole pair set (corpus "
+        "BLEU; the default of the paper protocols)",
+    )
+    p.add_argument(
         "--pair-sampling",
         choices=SAMPLINGS,
         default="class",
@@ -129,9 +136,12 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--protocol",
-        choices=PROTOCOLS,
+        choices=PROTOCOLS + PAPER_PROTOCOLS,
         default="pairs",
-        help="pairs: one reference per pair; classwise: the paper's Definition 3.1",
+        help="pairs: one reference per pair; classwise: the paper's Definition 3.1; paper: the "
+        "authors' Table-2 script (small_v1.py: hypotheses against 20 references of their class "
+        "or of another, corpus scores, S from a random 30 %% of all programs; its random seeded "
+        "by --seed); paper-multiref: the reference evaluation's version of it (d_multiref)",
     )
     p.add_argument(
         "--first-is",
@@ -143,9 +153,17 @@ def _add_sampling(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tie-break",
         choices=TIE_BREAKS,
-        default="first-seen",
+        default=DEFAULT_TIE_BREAK,
         help="S's ties at the k cut: first-seen (default) is Counter.most_common over the train "
-        "split in the reference's order; canonical: count, order, then tokens",
+        "split in the reference's order; canonical: count, order, then tokens (with --sset, the "
+        "given S's own tie-break applies and is named in the protocol line)",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=item_bytes,
+        default=DEFAULT_MAX_BYTES,
+        help="a larger item is an error, as in score (default: "
+        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
     )
     p.add_argument(
         "--pairs-out",
@@ -161,9 +179,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
+    if args.aggregate is None:
+        args.aggregate = "corpus" if args.protocol in PAPER_PROTOCOLS else "mean"
     metrics = parse_metric_list(args.metric)
     smoothing = Smoothing.parse(args.smoothing)
     data = read_dataset(args.dataset, layout_of(args.dataset) is not None)
+    if args.protocol in PAPER_PROTOCOLS:
+        data.assigned_split = ""  # the paper protocols use no split
+    check_item_sizes(args.dataset, data.ids, data.codes, args.max_bytes)
     lexer = _lexer(args, data.langs)
     language = canonical_name(lexer)
     with progress_bar(len(data.codes), "tokenizing", progress_enabled(args)) as update:
@@ -176,11 +199,16 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     usable = [len(t) > 0 for t in tokens]
     if not any(usable):
         raise CrystalError(f"{args.dataset}: no item has {language} tokens: nothing to score")
+    if data.assigned_split:
+        warn(
+            f"{args.dataset}: no item has a 'split' field: using a seeded, per-class stratified "
+            f"30 % train / 70 % test split (seed {SPLIT_SEED}); the protocol line names it"
+        )
     left_out = dict(data.left_out)
-    if not all(usable):
+    if not all(usable) and args.protocol != "paper":  # the authors' script keeps them
         left_out["items without tokens (left out before drawing pairs)"] = usable.count(False)
     drawn = draw(data, usable, args)
-    if drawn.train is None:
+    if drawn.train is None and args.protocol not in PAPER_PROTOCOLS:
         warn(
             "the train split lacks pairs of both labels: no threshold classifier"
             if data.pairs is not None
@@ -203,19 +231,40 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     return 0
 
 
-def protocol_signature(args: argparse.Namespace, pair_labeled: bool) -> str:
-    """Every option that changes which pairs are scored and how, as one line."""
+def protocol_signature(
+    args: argparse.Namespace,
+    pair_labeled: bool,
+    sset: TriviallySharedSet | None = None,
+    split: str = "",
+) -> str:
+    """Every option that changes which pairs are scored and how, as one line.
+
+    A given S (``--sset``) is named by its fingerprint and tie-break; the run is the reference
+    protocol only when S is the train split's, built here with the reference's ties.
+    """
     if pair_labeled:
         pairs = "pairs:given" if args.exact else "pairs:given-drawn"
+    elif args.protocol in PAPER_PROTOCOLS:
+        pairs = f"{args.protocol}:{'small_v1' if args.protocol == 'paper' else 'reference_eval'}"
     elif args.exact:
         pairs = f"{args.protocol}:all"
     else:
         pairs = f"{args.protocol}:{args.pair_sampling if args.protocol == 'pairs' else 'drawn'}"
     parts = [pairs, f"first:{args.first_is}", f"agg:{args.aggregate}"]
-    parts.append("S:given" if args.sset else f"ties:{args.tie_break}")
+    if split:
+        parts.append(f"split:{split}")
+    if args.sset:
+        given = f":{sset.fingerprint()}|ties:{sset.tie_break}" if sset is not None else ""
+        parts.append(f"S:given{given}")
+    else:
+        parts.append(f"ties:{args.tie_break}")
     if not args.exact:
         parts += [f"n:{args.n}", f"seed:{args.seed}"]
-    reference = all(getattr(args, k) == v for k, v in REFERENCE_PROTOCOL.items())
+    reference = (
+        not args.sset
+        and not split
+        and all(getattr(args, k) == v for k, v in REFERENCE_PROTOCOL.items())
+    )
     return "disting|" + "|".join(parts) + ("|reference" if reference else "")
 
 
@@ -319,11 +368,13 @@ def _summary(run: Outcome) -> dict[str, Any]:
         "test_items": drawn.test_items,
         "description": data.description,
         "left_out": run.left_out,
-        "protocol_signature": protocol_signature(args, data.pairs is not None),
+        "protocol_signature": protocol_signature(
+            args, data.pairs is not None, sset, data.assigned_split
+        ),
         "protocol": args.protocol,
         "pair_sampling": args.pair_sampling,
         "first_is": args.first_is,
-        "tie_break": args.tie_break,
+        "tie_break": sset.tie_break if sset is not None else args.tie_break,
         "aggregate": args.aggregate,
         "exact": args.exact,
         "n": None if args.exact else args.n,
@@ -339,9 +390,19 @@ def _print(run: Outcome) -> None:
     if args.format == "json":
         emit_json(_summary(run))
         return
-    mode = "all pairs" if args.exact else f"{args.n} intra + {args.n} inter pairs, seed {args.seed}"
+    test = run.drawn.test
+    mode = f"{len(test.intra):,} intra + {len(test.inter):,} inter test pairs" + (
+        "" if args.exact else f" (--n {args.n:,}), seed {args.seed}"
+    )
+    if run.drawn.references:
+        mode = (
+            f"{len(test.intra):,} intra + {len(test.inter):,} inter hypotheses with "
+            f"{run.drawn.references} references each, seed {args.seed}"
+        )
     print(f"{args.dataset}: {data.description}, {run.language}, {mode}, {args.aggregate} aggregate")
-    print(f"  protocol: {protocol_signature(args, data.pairs is not None)}")
+    print(
+        f"  protocol: {protocol_signature(args, data.pairs is not None, run.sset, data.assigned_split)}"
+    )
     if left_out:
         print("  left out: " + ", ".join(f"{n:,} {why}" for why, n in left_out.items()))
     if any(r.distinguishability is None for r in reports):

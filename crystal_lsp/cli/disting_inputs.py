@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.metric.datasets import load_items
+from crystal_lsp.metric.datasets import SPLIT_SEED, TRAIN_FRACTION, load_dataset
 from crystal_lsp.metric.disting import EXACT_PAIR_LIMIT
 from crystal_lsp.metric.pairdata import LabeledPair, load_pair_dataset
+from crystal_lsp.metric.paper import PAPER_PROTOCOLS, draw_multiref, draw_small_v1
 from crystal_lsp.metric.sampling import (
     PairSets,
     count_exact_pairs,
@@ -45,6 +46,8 @@ class Drawn:
     test_items: int
     short: dict[str, int] = field(default_factory=dict)
     """Pairs fewer than ``--n``, by kind (all distinct ones were taken)."""
+    references: int = 0
+    """References per hypothesis of a paper protocol (0: another protocol)."""
 
 
 @dataclass
@@ -60,6 +63,8 @@ class Dataset:
     splits: list[str] = field(default_factory=list)
     pairs: list[LabeledPair] | None = None
     """The labeled pairs of a pair-labeled folder (None: a class-labeled dataset)."""
+    assigned_split: str = ""
+    """How the splits were assigned when the file has none (``""``: the file's own)."""
 
 
 def read_dataset(path: str, pair_labeled: bool) -> Dataset:
@@ -76,7 +81,7 @@ def read_dataset(path: str, pair_labeled: bool) -> Dataset:
             dict(data.left_out),
             pairs=data.pairs,
         )
-    items = load_items(path)
+    items, assigned = load_dataset(path)
     train = sum(it.split == "train" for it in items)
     return Dataset(
         [it.id for it in items],
@@ -86,11 +91,14 @@ def read_dataset(path: str, pair_labeled: bool) -> Dataset:
         {},
         [it.cls for it in items],
         [it.split for it in items],
+        assigned_split=f"seeded-{TRAIN_FRACTION:.0%}-train:{SPLIT_SEED}" if assigned else "",
     )
 
 
 def draw(data: Dataset, usable: Sequence[bool], args: argparse.Namespace) -> Drawn:
     """The pairs of the items with tokens (``usable``), by the options (module docstring)."""
+    if args.protocol in PAPER_PROTOCOLS:
+        return _paper(data, usable, args)
     if data.pairs is not None:
         return _given_pairs(data, data.pairs, usable, args)
     classes = data.classes
@@ -118,6 +126,21 @@ def draw(data: Dataset, usable: Sequence[bool], args: argparse.Namespace) -> Dra
     docs = [i for members in order.values() for i in members]
     short = {} if args.exact else _shortfall(test, train, args.n)
     return Drawn(test, train, docs, len(test_idx), short)
+
+
+def _paper(data: Dataset, usable: Sequence[bool], args: argparse.Namespace) -> Drawn:
+    """A paper protocol's draws (:mod:`crystal_lsp.metric.paper`): no splits, no train pairs."""
+    if data.pairs is not None:
+        raise CrystalError(f"--protocol {args.protocol} needs a class-labeled dataset")
+    if args.exact:
+        raise CrystalError(f"--protocol {args.protocol} draws its hypotheses: drop --exact")
+    if args.protocol == "paper":
+        drawn = draw_small_v1(data.classes, args.n, args.seed)
+        items = len(data.classes)
+    else:
+        drawn = draw_multiref(data.classes, usable, args.n, args.seed)
+        items = sum(1 for ok in usable if ok)
+    return Drawn(drawn.pairs, None, drawn.sset_docs, items, references=drawn.references)
 
 
 def _shortfall(test: PairSets, train: PairSets | None, n: int) -> dict[str, int]:

@@ -7,14 +7,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from crystal_lsp.cli.common import (
+    MAX_ITEM_BYTES,
     add_format,
     add_progress,
     emit_json,
+    item_bytes,
     read_code,
     setting_int,
     tokenize_file,
 )
-from crystal_lsp.cli.score_batch import LABELS, add_options, make_scorers, run_corpus
+from crystal_lsp.cli.score_batch import (
+    LABELS,
+    add_options,
+    make_scorers,
+    run_corpus,
+    run_registry_corpus,
+)
 from crystal_lsp.cli.sset import load_or_build_sset
 from crystal_lsp.errors import CrystalError, int_in
 from crystal_lsp.metric.crystal import CrystalBLEU
@@ -48,9 +56,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--max-bytes",
-        type=int_in(0, 2**40),
+        type=item_bytes,
         default=DEFAULT_MAX_BYTES,
-        help="refuse files larger than this (and lines of --lines and --jsonl corpora)",
+        help="refuse files larger than this (and lines of --lines and --jsonl corpora; default: "
+        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
     )
     add_format(p)
     add_progress(p)
@@ -71,7 +80,9 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jsonl",
         metavar="FILE",
-        help='corpus mode: JSONL lines {"hypothesis": str, "references": [str, ...]}',
+        help='corpus mode: JSONL lines {"id": optional, "hypothesis": str, "references": '
+        '[str, ...]} ("hyp" and "refs" are accepted as short names, "reference": str for one); '
+        "an empty hypothesis or reference is an error",
     )
     p.add_argument(
         "--against",
@@ -292,10 +303,8 @@ def _run_other_metrics(args: argparse.Namespace, metrics: Sequence[str]) -> int:
     from crystal_lsp.cli.common import tokenize_file
     from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
 
-    if args.lines or args.jsonl:
-        raise CrystalError(
-            "corpus mode supports the BLEU family only (bleu, crystalbleu, crystalbleu-if)"
-        )
+    if args.lines or args.jsonl or args.hyp_dir:
+        return run_registry_corpus(args, metrics)
     if args.example:
         hyp_path, ref_paths, _ = _example_paths()
         args.lang = args.lang or "java"

@@ -37,6 +37,7 @@ from crystal_lsp.text.tokens import lex
 
 MAX_BOOTSTRAP = 100_000
 LABELS = {"bleu": "BLEU", "crystalbleu": "CrystalBLEU", "crystalbleu-if": "CrystalBLEU-IF"}
+"""The BLEU family (``run_corpus``); other metrics go through the registry."""
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
@@ -79,10 +80,12 @@ class Items:
     refs: list[list[str]]
     lexer_hint: str | None
     """A file name to take the language from (None: the text decides)."""
+    where: list[str] | None = None
+    """Where each item is (``FILE:LINE`` of a JSONL corpus), for messages about one item."""
 
 
 def _jsonl(path: str, max_bytes: int) -> Items:
-    ids, hyps, refs = [], [], []
+    ids, hyps, refs, where = [], [], [], []
     given: dict[str, int] = {}
     for lineno, line in corpus_lines(path, max_bytes, json_lines=True):
         if not line.strip():
@@ -109,7 +112,8 @@ def _jsonl(path: str, max_bytes: int) -> Items:
         ids.append(ident)
         hyps.append(hyp)
         refs.append(group if group is not None else [])
-    return Items(ids, hyps, refs, None)
+        where.append(f"{path}:{lineno}")
+    return Items(ids, hyps, refs, None, where)
 
 
 def _text_lines(path: str, max_bytes: int) -> list[str]:
@@ -223,6 +227,8 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
 
     hyps = [tokens(h) for h in items.hyps]
     refs = [[tokens(r) for r in group] for group in items.refs]
+    if items.where is not None:
+        _check_tokens(items.where, hyps, refs)
     base = [tokens(h) for h in _baseline(args, items)] if args.baseline else None
     scorers = make_scorers(args, metrics, smoothing, language)
     doc: dict[str, Any] = {"language": language, "pairs": len(hyps), "signatures": {}}
@@ -232,7 +238,10 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
         stats = corpus.statistics()
         doc[name] = stats.score
         doc["statistics"][name] = stats.to_json()
-        doc["signatures"][name] = str(scorer.signature)
+        signature = scorer.signature
+        if args.bootstrap > 0 or base is not None:
+            signature = signature.with_(bootstrap=args.bootstrap or 1000, seed=args.seed)
+        doc["signatures"][name] = str(signature)
         if args.bootstrap > 0:
             doc["bootstrap"][name] = bootstrap(corpus, args.bootstrap, args.seed).to_json()
         if base is not None:
@@ -256,6 +265,66 @@ def run_corpus(args: argparse.Namespace, metrics: Sequence[str], smoothing: Smoo
         emit_json(doc)
     else:
         _print(doc, scorers, args)
+    return 0
+
+
+def _check_tokens(where: list[str], hyps: list[list[str]], refs: list[list[list[str]]]) -> None:
+    """An item whose hypothesis or a reference has no code token is an error (as for --hyp)."""
+    for place, hyp, group in zip(where, hyps, refs):
+        if not hyp:
+            raise CrystalError(
+                f"{place}: the hypothesis has no code tokens (empty or only comments)"
+            )
+        for number, ref in enumerate(group, 1):
+            if not ref:
+                raise CrystalError(
+                    f"{place}: reference {number} has no code tokens (empty or only comments)"
+                )
+
+
+def run_registry_corpus(args: argparse.Namespace, metrics: Sequence[str]) -> int:
+    """Corpus mode with a metric outside the BLEU family (CodeBLEU): each metric's corpus score."""
+    from crystal_lsp.metric.registry import MetricConfig, PreparedItem, make_metric
+
+    if args.baseline or args.bootstrap or args.per_item or args.sentences:
+        raise CrystalError(
+            "--baseline, --bootstrap, --per-item and --sentences support the BLEU family only "
+            "(bleu, crystalbleu, crystalbleu-if)"
+        )
+    items = load_items(args)
+    lexer = resolve_lexer(args.lang, items.lexer_hint, "\n".join(items.hyps[:200]))
+    language = canonical_name(lexer)
+    prepared: list[PreparedItem | None] = []
+    pairs: list[tuple[int, list[int]]] = []
+    for hyp, group in zip(items.hyps, items.refs):
+        start = len(prepared)
+        for text in (hyp, *group):
+            prepared.append(PreparedItem(text, lex(text, lexer, keep_comments=args.keep_comments)))
+        pairs.append((start, list(range(start + 1, len(prepared)))))
+    if items.where is not None:
+        _check_tokens(
+            items.where,
+            [list(prepared[h].tokens.texts) for h, _ in pairs],  # type: ignore[union-attr]
+            [[list(prepared[r].tokens.texts) for r in refs] for _, refs in pairs],  # type: ignore[union-attr]
+        )
+    sset = load_or_build_sset(args, language) if any(m in NEEDS_SSET for m in metrics) else None
+    smoothing = Smoothing.parse(args.smoothing)
+    config = MetricConfig(sset=sset, smoothing=smoothing, max_n=args.max_n, language=language)
+    doc: dict[str, Any] = {"language": language, "pairs": len(pairs), "signatures": {}}
+    for name in metrics:
+        metric = make_metric(name, config)
+        metric.prepare(prepared)
+        doc[name] = metric.corpus(pairs)
+        doc["signatures"][name] = metric.signature
+        details = getattr(metric, "last_details", None)
+        if details:
+            doc.setdefault("details", {})[name] = details
+    if args.format == "json":
+        emit_json(doc)
+        return 0
+    print(f"corpus of {doc['pairs']} pairs ({language})")
+    for name in metrics:
+        print(f"{LABELS.get(name, name):<15}{doc[name]:.4f}  {doc['signatures'][name]}")
     return 0
 
 
@@ -291,8 +360,8 @@ def _csv(stats: Statistics) -> list[Any]:
 
 def _print(doc: dict[str, Any], scorers: dict[str, CrystalBLEU], args: argparse.Namespace) -> None:
     print(f"corpus of {doc['pairs']} pairs ({doc['language']})")
-    for name, scorer in scorers.items():
-        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {scorer.signature}")
+    for name in scorers:
+        print(f"{LABELS[name]:<15}{doc[name]:.4f}  {doc['signatures'][name]}")
         stats = doc["statistics"][name]
         print(f"{'':<15}{Statistics.from_json(stats).line()}")
         if name in doc.get("bootstrap", {}):

@@ -9,23 +9,28 @@ from collections import Counter
 from typing import Any
 
 from crystal_lsp.cli.common import (
+    MAX_ITEM_BYTES,
     add_engine_options,
     add_format,
     add_progress,
+    check_item_sizes,
     check_output,
     emit_json,
+    item_bytes,
     progress_bar,
     progress_enabled,
     setting_int,
     warn,
 )
 from crystal_lsp.clones.files import walk_files
+from crystal_lsp.distributed import engine_name
 from crystal_lsp.distributed.inputs import Selection, pair_documents
 from crystal_lsp.errors import JOBS, CrystalError, int_in, missing_extra
 from crystal_lsp.metric.datasets import iter_items
 from crystal_lsp.metric.pairdata import layout_of
 from crystal_lsp.metric.sset import (
     DEFAULT_K,
+    DEFAULT_TIE_BREAK,
     TIE_BREAKS,
     TriviallySharedSet,
     build_sset,
@@ -47,7 +52,9 @@ def add_parser(sub: Any) -> None:
         "build",
         help="the k most frequent 1..n-grams of a corpus",
         description="Count every 1..max-n-gram of every file (or dataset item) and keep the k "
-        "most frequent. Ties: higher count, then lower order, then tokens in code-point order.",
+        "most frequent. Ties at the k-th count: first-seen (default), as Counter.most_common "
+        "ranks them in reading order (the reference's); canonical: lower order, then tokens in "
+        "code-point order (independent of reading order; what --engine dask needs).",
         epilog="examples:\n  crystal-lsp sset build src/ --lang java -k 500 -o java.sset.json\n"
         "  crystal-lsp sset build data.jsonl.gz --split train -o s.json.gz",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -69,8 +76,25 @@ def add_parser(sub: Any) -> None:
     b.add_argument(
         "--max-n", type=setting_int("max_n"), default=4, help="highest n-gram order (default: 4)"
     )
+    _add_selection(b)
+    add_engine_options(b, "reading, tokenizing and counting")
     b.add_argument(
-        "--tie-break", choices=TIE_BREAKS, default="canonical", help="how equal counts are ordered"
+        "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
+    )
+    add_format(b)
+    add_progress(b)
+    b.set_defaults(run=run_build)
+    _add_show(cmds)
+
+
+def _add_selection(b: argparse.ArgumentParser) -> None:
+    """What ``sset build`` counts and how: ties, split, comments, processes, item size."""
+    b.add_argument(
+        "--tie-break",
+        choices=TIE_BREAKS,
+        default=None,
+        help="how equal counts at the k cut are ordered (default: first-seen, the reference's "
+        "Counter.most_common; canonical: order, then tokens)",
     )
     b.add_argument(
         "--split",
@@ -83,18 +107,11 @@ def add_parser(sub: Any) -> None:
     )
     b.add_argument(
         "--max-bytes",
-        type=int_in(0, 2**40),
+        type=item_bytes,
         default=DEFAULT_MAX_BYTES,
-        help="skip files larger than this",
+        help=f"skip files larger than this; a larger dataset item is an error (default: "
+        f"{DEFAULT_MAX_BYTES:,}; at most {MAX_ITEM_BYTES:,}, 0 for that)",
     )
-    add_engine_options(b, "reading, tokenizing and counting")
-    b.add_argument(
-        "--plot", metavar="PNG", help="also save the frequency curve as an image (needs matplotlib)"
-    )
-    add_format(b)
-    add_progress(b)
-    b.set_defaults(run=run_build)
-    _add_show(cmds)
 
 
 def _add_show(cmds: Any) -> None:
@@ -171,7 +188,16 @@ def collect_jobs(
 
 
 def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
-    """Tokenize the paths (in parallel) and build S."""
+    """Tokenize the paths (in parallel) and build S; no token at all is an error."""
+    sset = _build_from_paths(args, language, k)
+    if sset.tokens == 0:
+        raise CrystalError(
+            "no tokens in the given paths (files empty or only comments): S would be empty"
+        )
+    return sset
+
+
+def _build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> TriviallySharedSet:
     # `sset build` streams its inputs through an engine (crystal_lsp.distributed)
     if hasattr(args, "engine"):
         return _build_on_engine(args, language, k)
@@ -195,7 +221,7 @@ def build_from_paths(args: argparse.Namespace, language: str | None, k: int) -> 
         k,
         args.max_n,
         language=chosen,
-        tie_break=getattr(args, "tie_break", "canonical"),
+        tie_break=tie_break_of(args),
         tokenizer=lexer_label(lexer) + (" comments:yes" if args.keep_comments else ""),
     )
 
@@ -204,7 +230,7 @@ def _build_on_engine(args: argparse.Namespace, language: str | None, k: int) -> 
     from crystal_lsp.distributed.build import build_on_engine, plan_build
     from crystal_lsp.distributed.engine import open_engine
 
-    tie_break = getattr(args, "tie_break", "canonical")
+    tie_break = tie_break_of(args)
     parts = plan_build(
         args.paths,
         language=language,
@@ -232,6 +258,56 @@ def _build_on_engine(args: argparse.Namespace, language: str | None, k: int) -> 
     return sset
 
 
+def check_datasets(paths: list[str], split: str | None, max_bytes: int) -> None:
+    """Check each class-labeled dataset's items and ``--split`` before anything is counted.
+
+    An item over ``max_bytes`` is an error (the bound ``score`` and ``disting`` apply).
+    A split no item has, or ``--split`` on a dataset without split fields, is an error naming the
+    splits found (``disting`` assigns a seeded split to such a file; ``sset build`` does not guess).
+    When a split's classes are not contiguous, first-seen ties follow file order while ``disting``
+    counts class by class (the reference's order): a warning says so.
+    """
+    for path in paths:
+        if not _is_dataset(path):
+            continue
+        found: Counter[str] = Counter()
+        seen: set[str] = set()
+        last = None
+        scattered = False
+        for item in iter_items(path):
+            check_item_sizes(path, [item.id], [item.code], max_bytes)
+            found[item.split or "(none)"] += 1
+            if item.split == split and item.cls != last:
+                scattered = scattered or item.cls in seen
+                seen.add(item.cls)
+                last = item.cls
+        if split and found[split] == 0:
+            named = ", ".join(f"{name} {n:,}" for name, n in sorted(found.items()))
+            hint = (
+                " (no item has a 'split' field: drop --split)" if set(found) == {"(none)"} else ""
+            )
+            raise CrystalError(f"{path}: no item of split {split!r}; splits found: {named}{hint}")
+        if scattered:
+            warn(
+                f"{path}: the {split} items of a class are not contiguous: first-seen ties follow "
+                "the file's order, while disting counts class by class; sort the file by class "
+                "for the same S"
+            )
+
+
+def tie_break_of(args: argparse.Namespace) -> str:
+    """The tie-break asked for, else the default (first-seen), which only the local engine keeps."""
+    chosen = getattr(args, "tie_break", None)
+    if chosen is not None:
+        return str(chosen)
+    if engine_name(getattr(args, "engine", None), getattr(args, "scheduler", None)) != "local":
+        raise CrystalError(
+            "the default tie-break (first-seen, the reference's) depends on reading order, which "
+            "--engine dask does not keep: pass --tie-break canonical"
+        )
+    return DEFAULT_TIE_BREAK
+
+
 def _warn_skipped(skipped: list[tuple[str, str]]) -> None:
     for file, reason in skipped[:20]:
         warn(f"skipped {file}: {reason}")
@@ -245,6 +321,10 @@ def load_or_build_sset(args: argparse.Namespace, language: str) -> TriviallyShar
         return TriviallySharedSet.load(args.sset)
     if getattr(args, "corpus", None):
         return build_from_paths(args, language, args.k)
+    if language == GENERIC:
+        raise CrystalError(
+            "the language of the input is unknown: pass --lang LANG (or --sset FILE / --corpus PATH)"
+        )
     builtin = builtin_sset(language)
     if builtin is None:
         raise CrystalError(
@@ -355,6 +435,7 @@ def run_build(args: argparse.Namespace) -> int:
     check_output(args.plot, "--plot")
     if args.plot:
         _pyplot()  # say it is missing before the build, not after
+    check_datasets(args.paths, args.split, args.max_bytes)
     sset = build_from_paths(args, args.lang, args.k)
     sset.save(args.output)
     _report(sset, 10, args.format, args.output)

@@ -192,7 +192,7 @@ def merge_tables(*tables: Mapping[Ngram, int]) -> dict[Ngram, int]:
 
 def bucket_top(counts: dict[Ngram, int], k: int, points: int = CURVE_POINTS) -> BucketTop:
     """A bucket's ``k`` best n-grams by the canonical rank key and its ``points`` largest counts."""
-    return BucketTop(top_k(counts, k), heapq.nlargest(points, counts.values()))
+    return BucketTop(top_k(counts, k, "canonical"), heapq.nlargest(points, counts.values()))
 
 
 def merge_tops(tops: Iterable[BucketTop], k: int, points: int = CURVE_POINTS) -> BucketTop:
@@ -203,7 +203,7 @@ def merge_tops(tops: Iterable[BucketTop], k: int, points: int = CURVE_POINTS) ->
         union.update(part.top)
         curves.append(part.curve)
     curve = sorted(heapq.nlargest(points, chain(*curves)), reverse=True)
-    return BucketTop(top_k(union, k), curve)
+    return BucketTop(top_k(union, k, "canonical"), curve)
 
 
 def single_table_top(

@@ -350,6 +350,7 @@ class CrystalBLEU:
             smoothing=self.smoothing.label,
             variant=self.variant,
             sset=self.sset.fingerprint() if self.sset is not None else "-",
+            tie_break=self.sset.tie_break if self.sset is not None else "-",
         )
 
     def profile(self, tokens: Iterable[Any]) -> Profile:

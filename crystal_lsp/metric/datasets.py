@@ -1,15 +1,18 @@
 """Class-labeled code datasets: JSONL lines ``{"id", "class", "lang", "code"[, "split"]}``.
 
 Files may be gzip-compressed (``.gz``); they are read through the guarded reader, one bounded
-line at a time. Items without a ``split`` are assigned one by a seeded,
-per-class stratified 30 % train / 70 % test split (the shared datasets' convention).
+line at a time. Splits: either every item has a ``split`` of ``train`` or ``test``, or none has
+one, and then a seeded (``SPLIT_SEED``), per-class stratified 30 % train / 70 % test split is
+assigned (the shared datasets' convention) -- which callers announce (:func:`load_dataset` says
+so). Anything between (some items without a split, or other split names such as ``dev``) is an
+error naming what was found, never silently re-split.
 """
 
 from __future__ import annotations
 
 import os
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -18,6 +21,8 @@ from crystal_lsp.text.datafiles import MAX_DATA_BYTES, loads
 from crystal_lsp.text.sources import SkippedFile, read_lines
 
 TRAIN_FRACTION = 0.3
+SPLIT_SEED = 20220
+SPLITS = ("train", "test")
 
 
 @dataclass(frozen=True)
@@ -66,11 +71,16 @@ def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
             ) from None
 
 
-def load_items(path: str | os.PathLike[str], seed: int = 20220) -> list[Item]:
-    """All items of a dataset, with a split assigned where the file has none.
+def load_items(path: str | os.PathLike[str], seed: int = SPLIT_SEED) -> list[Item]:
+    """All items of a dataset, with a split assigned where the file has none (module docstring).
 
     Ids must be unique (pairs and scores are reported by id): the first repeated one is an error.
     """
+    return load_dataset(path, seed)[0]
+
+
+def load_dataset(path: str | os.PathLike[str], seed: int = SPLIT_SEED) -> tuple[list[Item], bool]:
+    """``(items, assigned)``: :func:`load_items`, and whether the splits were assigned here."""
     items = list(iter_items(path))
     if not items:
         raise CrystalError(f"{os.fspath(path)}: the dataset is empty")
@@ -81,9 +91,22 @@ def load_items(path: str | os.PathLike[str], seed: int = 20220) -> list[Item]:
             f"{os.fspath(path)}: duplicate id {ident!r} (items {first + 1} and {again + 1}); "
             "ids must be unique"
         )
-    if all(item.split in ("train", "test") for item in items):
-        return items
-    return assign_splits(items, seed)
+    found = Counter(item.split for item in items)
+    if not found.keys() - set(SPLITS):
+        return items, False
+    if set(found) == {""}:
+        return assign_splits(items, seed), True
+    named = ", ".join(f"{name or '(none)'} {n:,}" for name, n in sorted(found.items()))
+    raise CrystalError(
+        f"{os.fspath(path)}: splits must be train or test on every item, or absent from all "
+        f"(then a seeded 30 % train split is assigned); found: {named}"
+    )
+
+
+def split_counts(items: Iterable[Item]) -> str:
+    """``train 500, test 1,165``: the items of each split, for messages."""
+    found = Counter(item.split or "(none)" for item in items)
+    return ", ".join(f"{name} {n:,}" for name, n in sorted(found.items()))
 
 
 def first_duplicate(ids: Iterable[str]) -> tuple[str, int, int] | None:

@@ -141,8 +141,16 @@ def _crystal(variant: str, name: str) -> Callable[[MetricConfig], PairMetric]:
     return factory
 
 
+def _codebleu(config: MetricConfig) -> PairMetric:
+    # the codebleu package (an extra) is imported only when the metric is used
+    from crystal_lsp.metric.codebleu import make_codebleu
+
+    return make_codebleu(config)
+
+
 _REGISTRY: dict[str, Callable[[MetricConfig], PairMetric]] = {
     "bleu": _bleu,
+    "codebleu": _codebleu,
     "crystalbleu": _crystal("remove", "crystalbleu"),
     "crystalbleu-if": _crystal("weight", "crystalbleu-if"),
 }

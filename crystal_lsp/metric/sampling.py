@@ -133,6 +133,8 @@ def draw_pairs(
 
 def _check_classes(groups: dict[str, list[int]], split: str) -> None:
     where = f" of the {split} split" if split else ""
+    if not groups:
+        raise CrystalError(f"no item{where} has tokens: there are no pairs to draw")
     if not any(len(m) >= 2 for m in groups.values()):
         raise CrystalError(f"no class{where} has two items: there are no intra-class pairs")
     if len(groups) < 2:

@@ -2,7 +2,9 @@
 
 A signature is one short string naming everything that changes a score: the metric and its
 variant, the tokenizer (Pygments version), the language, whether comments were kept, k, max n,
-the smoothing, a fingerprint of S, and the crystal_lsp version. It is printed with every score
+the smoothing, a fingerprint of S and how S broke ties at its k-th count, the bootstrap's
+resamples and seed when a confidence interval or paired test is reported, and the crystal_lsp
+version. It is printed with every score
 and stored with every cached result, so two numbers are comparable only if their signatures are
 equal.
 """
@@ -25,6 +27,9 @@ _FIELDS = (
     ("smooth", "smoothing"),
     ("variant", "variant"),
     ("S", "sset"),
+    ("ties", "tie_break"),
+    ("bs", "bootstrap"),
+    ("seed", "seed"),
     ("v", "version"),
 )
 
@@ -42,13 +47,23 @@ class Signature:
     smoothing: str = "m1:eps=0.0001"
     variant: str = "remove"
     sset: str = "-"
+    tie_break: str = "-"
+    """S's tie-break (first-seen or canonical); ``-`` without S, and not rendered then."""
+    bootstrap: int = 0
+    """Bootstrap resamples behind a confidence interval or paired test (0: none, not rendered)."""
+    seed: int = 0
+    """The bootstrap's seed (rendered with ``bs``)."""
     version: str = __version__
 
     def __str__(self) -> str:
         values = asdict(self)
         parts = [self.metric]
         for label, name in _FIELDS[1:]:
-            if self.metric == "bleu" and name in ("k", "variant", "sset"):
+            if self.metric == "bleu" and name in ("k", "variant", "sset", "tie_break"):
+                continue
+            if name == "tie_break" and self.tie_break == "-":
+                continue
+            if name in ("bootstrap", "seed") and not self.bootstrap:
                 continue
             parts.append(f"{label}:{values[name]}")
         return "|".join(parts)
@@ -64,11 +79,11 @@ class Signature:
         names = {label: name for label, name in _FIELDS[1:]}
         values: dict[str, object] = {"metric": metric}
         if metric == "bleu":  # not rendered for BLEU: what CrystalBLEU(None) reports
-            values.update(k=0, variant="remove", sset="-")
+            values.update(k=0, variant="remove", sset="-", tie_break="-")
         for part in parts:
             label, _, value = part.partition(":")
             name = names.get(label)
             if name is None:
                 continue
-            values[name] = int(value) if name in ("k", "max_n") else value
+            values[name] = int(value) if name in ("k", "max_n", "bootstrap", "seed") else value
         return cls(**values)  # type: ignore[arg-type]

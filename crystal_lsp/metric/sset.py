@@ -3,11 +3,13 @@
 Counting follows the reference implementation's README: every n-gram of every document (n-grams
 never span two documents) is counted, and the ``k`` most frequent are kept, whatever their order.
 
-Ties are broken deterministically, independent of the order files are read in:
-higher count first, then lower order, then the n-gram's tokens compared as strings (code point
-order). ``tie_break="first-seen"`` instead reproduces ``collections.Counter.most_common`` on the
-reference's iteration order (document by document, orders 1..max_n within a document), for
-differential tests against the reference approach.
+Ties at the k-th count are broken as the reference does by default (``tie_break="first-seen"``):
+``collections.Counter.most_common`` on the reference's iteration order (document by document,
+orders 1..max_n within a document), so an S built here equals the one the ``crystalbleu`` README's
+recipe and the reference evaluation build. ``tie_break="canonical"`` instead orders equal counts
+independently of the order files are read in: lower order first, then the n-gram's tokens compared
+as strings (code point order); the built-in sets and the distributed engines use it. Every S
+records its tie-break, and every signature of a score names it.
 
 With the native core (:mod:`crystal_lsp.metric.ngrams`), counting runs in C over token ids and only
 the candidates for the top k (n-grams at least as frequent as the k-th count) become Python
@@ -41,7 +43,9 @@ FORMAT = "crystal-lsp/sset"
 FORMAT_VERSION = 1
 DEFAULT_K = 500
 DEFAULT_MAX_N = 4
-TIE_BREAKS = ("canonical", "first-seen")
+TIE_BREAKS = ("first-seen", "canonical")
+DEFAULT_TIE_BREAK = "first-seen"
+"""The reference's ``Counter.most_common`` order: the default of every command and function."""
 CURVE_POINTS = 10_000
 
 
@@ -55,7 +59,7 @@ class TriviallySharedSet:
     language: str = ""
     documents: int = 0
     tokens: int = 0
-    tie_break: str = "canonical"
+    tie_break: str = DEFAULT_TIE_BREAK
     tokenizer: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     _frozen: frozenset[Ngram] | None = field(default=None, repr=False, compare=False)
@@ -252,7 +256,7 @@ def rank_key(item: tuple[Ngram, int]) -> tuple[int, int, Ngram]:
 
 
 def top_k(
-    counts: Counter[Ngram] | dict[Ngram, int], k: int, tie_break: str = "canonical"
+    counts: Counter[Ngram] | dict[Ngram, int], k: int, tie_break: str = DEFAULT_TIE_BREAK
 ) -> dict[Ngram, int]:
     """The ``k`` highest-ranked n-grams of a count table, in rank order."""
     if tie_break not in TIE_BREAKS:
@@ -278,7 +282,7 @@ def build_sset(
     max_n: int = DEFAULT_MAX_N,
     *,
     language: str = "",
-    tie_break: str = "canonical",
+    tie_break: str = DEFAULT_TIE_BREAK,
     tokenizer: str = "",
 ) -> TriviallySharedSet:
     """Build S from token sequences (one per document or snippet)."""

@@ -9,6 +9,10 @@ bash tests/ci/system-packages.sh
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e '.[test]'
+# CodeBLEU (the codebleu extra) for its tests: codebleu 0.7.0 declares tree-sitter<0.23, which the
+# test extra's tree-sitter>=0.23 (RUBY) excludes, so pip's resolver cannot take both; the package
+# runs on tree-sitter 0.23+ and the grammars the test extra installs (tests/unit/metric/test_codebleu.py)
+"$VENV/bin/python" -m pip install -q --no-deps 'codebleu==0.7.0'
 # the editable install builds the optional native core in place: it must be there in CI
 "$VENV/bin/python" -c 'import crystal_lsp.metric._native, crystal_lsp; assert crystal_lsp.native_available()'
 "$VENV/bin/ruff" check crystal_lsp hooks tests bench

@@ -62,8 +62,13 @@ class LocalEngine:
     def make_sset(
         self, docs: list[list[str]], k: int, *, max_n: int, language: str, tokenizer: str
     ) -> TriviallySharedSet:
-        """:func:`crystal_lsp.metric.sset.build_sset`."""
-        return build_sset(docs, k, max_n, language=language, tokenizer=tokenizer)
+        """:func:`crystal_lsp.metric.sset.build_sset`, with canonical ties.
+
+        Canonical ties do not depend on reading order, so a scan's S is the same on every engine.
+        """
+        return build_sset(
+            docs, k, max_n, language=language, tokenizer=tokenizer, tie_break="canonical"
+        )
 
 
 def build_job(job: BuildJob) -> tuple[bytes, bytes]:

@@ -66,7 +66,10 @@ def test_disting_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["disting", str(DATASET), "--n", "10", "--metric", "bleu"], capsys)
     assert code == 0
     lines = out.splitlines()
-    assert "24 items (8 train / 16 test), python, 10 intra + 10 inter pairs, seed 0" in lines[0]
+    assert (
+        "24 items (8 train / 16 test), python, 10 intra + 10 inter test pairs (--n 10), seed 0"
+        in lines[0]
+    )
     # the defaults are the reference protocol, and the protocol line says so
     assert lines[1] == (
         "  protocol: disting|pairs:class|first:reference|agg:mean|ties:first-seen|n:10|seed:0"

@@ -98,7 +98,8 @@ def test_sset_build_is_identical(
         outputs = []
         for engine in (["--engine", "local", "--jobs", "2"], ["--scheduler", address]):
             target = tmp_path / "s.json"
-            code, out, err = run(["sset", "build", "-o", str(target), *case, *engine], capsys)
+            argv = ["sset", "build", "-o", str(target), *case, "--tie-break", "canonical"]
+            code, out, err = run([*argv, *engine], capsys)
             assert code == 0, err
             outputs.append((TriviallySharedSet.load(target).to_json(), out, err))
         assert outputs[0] == outputs[1]
@@ -108,10 +109,13 @@ def test_sset_build_errors_are_the_same(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str
 ) -> None:
     argv = ["sset", "build", str(CORPUS), "-o", str(tmp_path / "s.json")]
-    local = run([*argv, "--engine", "local"], capsys)
-    dask = run([*argv, "--scheduler", address], capsys)
+    local = run([*argv, "--tie-break", "canonical", "--engine", "local"], capsys)
+    dask = run([*argv, "--tie-break", "canonical", "--scheduler", address], capsys)
     assert local == dask
     assert local[0] == 2 and "the paths hold several languages" in local[2]
+    # the default tie-break (first-seen) needs reading order: named, not silently changed
+    code, _, err = run([*argv, "--lang", "python", "--scheduler", address], capsys)
+    assert code == 2 and "pass --tie-break canonical" in err
     code, _, err = run([*argv, "--lang", "python", "--tie-break", "first-seen", "--scheduler", address], capsys)  # fmt: skip
     assert code == 2 and "use it with --engine local" in err
 
@@ -124,7 +128,7 @@ def test_exact_top_k_with_ties_at_the_boundary(client: Any) -> None:
         parts = [docs[i : i + size] for i in range(0, len(docs), size)]
         engine = DaskEngine(client, buckets=buckets)
         counted = engine.count(partial(count_token_part, max_n=4), parts, k)
-        expected = build_sset(docs, k)
+        expected = build_sset(docs, k, tie_break="canonical")
         got = counted.to_sset(k, 4)
         assert list(got.counts.items()) == list(expected.counts.items())
         assert got.meta["curve"] == expected.meta["curve"]

@@ -120,3 +120,11 @@ def test_the_signature_names_the_tokenizer_of_the_language(language: str, tokeni
     assert label.endswith(
         f"@crystal-lsp-{__version__}" if "crystal" in tokenizer else f"@{tokenizer}"
     )
+
+
+@pytest.mark.parametrize("tie_break", ["first-seen", "canonical"])
+def test_signature_names_the_tie_break(tie_break: str) -> None:
+    sset = TriviallySharedSet({("a",): 3}, k=7, tie_break=tie_break)
+    text = str(CrystalBLEU(sset).signature)
+    assert f"|S:{sset.fingerprint()}|ties:{tie_break}|" in text
+    assert Signature.parse(text).tie_break == tie_break

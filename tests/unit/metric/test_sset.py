@@ -59,8 +59,8 @@ def test_canonical_top_k_is_independent_of_document_order(
 ) -> None:
     shuffled = list(docs)
     random.Random(seed).shuffle(shuffled)
-    a = build_sset(docs, k)
-    b = build_sset(shuffled, k)
+    a = build_sset(docs, k, tie_break="canonical")
+    b = build_sset(shuffled, k, tie_break="canonical")
     assert list(a.counts.items()) == list(b.counts.items())
     # Canonical order: count desc, order asc, tokens asc; and these are the k best.
     ranked = sorted(reference_counts(docs).items(), key=rank_key)
@@ -93,7 +93,7 @@ def test_canonical_top_k_is_independent_of_document_order(
 def test_canonical_ranking_table(
     docs: list[list[str]], k: int, expected: list[tuple[tuple[str, ...], int]]
 ) -> None:
-    assert list(build_sset(docs, k).counts.items()) == expected
+    assert list(build_sset(docs, k, tie_break="canonical").counts.items()) == expected
 
 
 def test_ngrams_never_span_documents() -> None:
@@ -106,7 +106,7 @@ def test_ngrams_never_span_documents() -> None:
 def test_build_sset_records_provenance() -> None:
     sset = build_sset([list("abcab"), list("ab")], 3, 2, language="x", tokenizer="T")
     assert (sset.k, sset.max_n, sset.language, sset.documents, sset.tokens) == (3, 2, "x", 2, 7)
-    assert sset.tokenizer == "T" and sset.tie_break == "canonical"
+    assert sset.tokenizer == "T" and sset.tie_break == "first-seen"
     assert sset.meta["curve"] == [3, 3, 3, 1, 1, 1]  # a b ab / c bc ca
     assert all(len(g) <= 2 for g in sset)
 
@@ -122,9 +122,17 @@ def test_build_sset_validation() -> None:
 
 def test_top_k_accepts_plain_dicts() -> None:
     table = {("b",): 2, ("a",): 2, ("c",): 5}
-    assert list(top_k(table, 2)) == [("c",), ("a",)]
+    assert list(top_k(table, 2, "canonical")) == [("c",), ("a",)]
     assert list(top_k(table, 2, "first-seen")) == [("c",), ("b",)]
     assert top_k(table, 0) == {}
+
+
+def test_default_tie_break_is_the_references_most_common() -> None:
+    """One default S everywhere: build_sset and top_k rank ties as Counter.most_common does."""
+    docs = [["b", "a"], ["a", "b"], ["c"]]
+    assert list(build_sset(docs, 2, 1).counts) == [("b",), ("a",)]
+    assert list(top_k({("b",): 2, ("a",): 2}, 1)) == [("b",)]
+    assert TriviallySharedSet({}).tie_break == "first-seen"
 
 
 def test_set_protocol_and_views() -> None:
