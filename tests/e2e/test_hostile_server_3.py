@@ -1,0 +1,115 @@
+"""The language server against hostile names, clients and line ends, round 3 (issue 33).
+
+The real server in a subprocess over stdio (``RawServer``); numbers in the names are the items of
+the issue.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+from lsp_harness import DUP_A, DUP_B, UNRELATED
+from raw_client import RawServer
+
+# a live command link with arguments of the repository's choosing, an image, raw HTML
+HOSTILE = (
+    "[click](command:crystal.compare?%5B%7B%22left%22%3A1%7D%5D) "
+    "![x](https:e.test) <img src=x onerror=alert(1)>"
+)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text(DUP_A, encoding="utf-8")
+    (root / "c.py").write_text(UNRELATED, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def raw(workspace: Path, tmp_path: Path) -> Iterator[RawServer]:
+    server = RawServer(tmp_path / "cache")
+    try:
+        yield server
+    finally:
+        server.close()
+        assert server.junk == [], "stdout carried something that is not protocol"
+
+
+def _open(raw: RawServer, path: Path, text: str, version: int = 1) -> str:
+    uri = path.as_uri()
+    raw.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
+    )
+    return uri
+
+
+def _hover(raw: RawServer, uri: str, diagnostic: dict[str, Any]) -> str:
+    hover = raw.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": diagnostic["range"]["start"]},
+    )
+    return str(hover["result"]["contents"]["value"])
+
+
+# --- 1: Markdown injection in the hover ----------------------------------------------------------
+
+
+def test_01_a_hostile_file_name_is_no_markup_and_compare_takes_only_ids(
+    raw: RawServer, workspace: Path
+) -> None:
+    (workspace / f"{HOSTILE}.py").write_text(DUP_B, encoding="utf-8")
+    raw.initialize(workspace)
+    uri = _open(raw, workspace / "a.py", DUP_A)
+    [diagnostic] = raw.diagnostics(uri, 1)
+    markdown = _hover(raw, uri, diagnostic)
+    # the name is shown, escaped: no link, image or HTML of its own
+    assert HOSTILE not in markdown and "\\[click\\]\\(command\\:crystal\\.compare" in markdown
+    assert (
+        not re.search(r"(?<!\\)<img", markdown)
+        and "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in markdown
+    )
+    links = re.findall(r"(?<!\\)\]\(([^)\s]*)\)", markdown)
+    commands = [link for link in links if link.startswith("command:")]
+    assert len(commands) == 1, links
+    assert all(link.startswith("file:///") for link in links if link not in commands), links
+    # the one trusted command link carries an id the server minted, and no path
+    [argument] = json.loads(unquote(commands[0].split("?", 1)[1]))
+    assert list(argument) == ["id"]
+    answer = raw.request(
+        "workspace/executeCommand",
+        {"command": "crystal.compare", "arguments": [{**argument, "goTo": False}]},
+    )
+    result = answer["result"]
+    assert result["left"]["uri"].endswith(".py") and "merge" in result["right"]["text"]
+    assert "def combine_ranges" in result["left"]["text"]
+
+
+def test_01_an_unknown_id_is_refused_with_one_log_line(raw: RawServer, workspace: Path) -> None:
+    raw.initialize(workspace)
+    for _ in range(3):
+        answer = raw.request(
+            "workspace/executeCommand",
+            {"command": "crystal.compare", "arguments": [{"id": "0123456789abcdef"}]},
+        )
+        assert "unknown or expired id" in answer["error"]["message"]
+    answer = raw.request(
+        "workspace/executeCommand",
+        {"command": "crystal.compare", "arguments": [{"left": {"uri": 3}}]},
+    )
+    assert "error" in answer
+    assert raw.request("shutdown")["result"] is None
+    raw.notify("exit")
+    raw.proc.wait(timeout=30)
+    log = raw.stderr_path.read_text(errors="replace")
+    assert "Traceback" not in log, log[-3000:]
+    refused = [line for line in log.splitlines() if "crystal.compare" in line]
+    assert len(refused) == 4, refused
