@@ -25,6 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
+    JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
 )
@@ -50,7 +51,9 @@ class RefusalFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """False for the traceback record of a deliberate refusal."""
+        """False for the traceback record of a deliberate refusal or of an unreadable message."""
+        if str(record.msg).startswith("Unable to deserialize message"):
+            return False  # told in one line: "invalid request" or "... could not be read"
         exc = record.exc_info[1] if record.exc_info else None
         return not (isinstance(exc, JsonRpcException) and not isinstance(exc, JsonRpcInternalError))
 
@@ -162,6 +165,18 @@ class CrystalProtocol(LanguageServerProtocol):
         except JsonRpcException as exc:
             if isinstance(data, dict) and "method" in data and _request_id(data) is not None:
                 return InvalidRequest(_request_id(data), exc)
+            if isinstance(data, dict) and "id" in data and "method" not in data:
+                # a client's answer of the wrong shape (``workspace/configuration`` -> null):
+                # the request fails with an error its caller handles, instead of never ending
+                result = f"{data.get('result')!r:.100}"
+                log.debug("unreadable answer to request %r: %s", data["id"], result)
+                return types.ResponseErrorMessage(
+                    id=data["id"],
+                    error=types.ResponseError(
+                        code=JsonRpcInvalidParams.CODE,
+                        message=f"the client's answer could not be read (result {result})",
+                    ),
+                )
             raise
 
     def send_error(self, msg_id: int | str | None, error: JsonRpcException) -> None:

@@ -113,3 +113,42 @@ def test_01_an_unknown_id_is_refused_with_one_log_line(raw: RawServer, workspace
     assert "Traceback" not in log, log[-3000:]
     refused = [line for line in log.splitlines() if "crystal.compare" in line]
     assert len(refused) == 4, refused
+
+
+# --- 4: a client answering workspace/configuration with null or nonsense -------------------------
+
+
+class OddClient(RawServer):
+    """Answers ``workspace/configuration`` with a fixed (malformed) result."""
+
+    answer: Any = None
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "workspace/configuration" and "id" in message:
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": self.answer})
+            return
+        super().on_message(message)
+
+
+@pytest.mark.parametrize("answer", [None, "x", {"crystalLsp": 1}, [1, [2]], 5])
+def test_04_a_malformed_configuration_answer_means_defaults(
+    workspace: Path, tmp_path: Path, answer: Any
+) -> None:
+    (workspace / "b.py").write_text(DUP_B, encoding="utf-8")
+    client = OddClient(tmp_path / "cache")
+    client.answer = answer
+    try:
+        client.initialize(workspace)  # waits for indexing to end: it does not stall
+        uri = _open(client, workspace / "a.py", DUP_A)
+        assert client.diagnostics(uri, 1), "the copy is reported with the default settings"
+        assert client.request("shutdown")["result"] is None
+        client.notify("exit")
+        client.proc.wait(timeout=30)
+    finally:
+        client.reap()
+    assert client.junk == []
+    log = client.stderr_path.read_text(errors="replace")
+    assert "Traceback" not in log and "Unable to deserialize" not in log, log[-3000:]
+    if not isinstance(answer, list):
+        told = [line for line in log.splitlines() if "workspace/configuration failed" in line]
+        assert len(told) == 1 and "using the defaults" in told[0], told
