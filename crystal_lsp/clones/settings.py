@@ -65,6 +65,8 @@ class ScanConfig:
     """Only files matching one of these globs (empty: all files)."""
     exclude: tuple[str, ...] = default("exclude")
     extend_exclude: tuple[str, ...] = default("extend_exclude")
+    tracked_only: bool = default("tracked_only")
+    """In a git repository, only the files git tracks (no listing of untracked files)."""
     max_file_bytes: int = default("max_file_bytes")
     smoothing: str = default("smoothing")
     same_file: bool = default("same_file")
@@ -138,6 +140,8 @@ class ScanConfig:
         values.pop("extra", None)
         for name in DISPLAY_ONLY:  # what is shown, not what is found
             values.pop(name, None)
+        if not values.get("tracked_only"):
+            values.pop("tracked_only", None)  # added later: at its default, signatures as before
         values["entry"] = self.entry_signature()
         values["decision"] = DECISION_VERSION
         return _digest(values)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,29 @@ def test_04_a_malformed_configuration_answer_means_defaults(
     if not isinstance(answer, list):
         told = [line for line in log.splitlines() if "workspace/configuration failed" in line]
         assert len(told) == 1 and "using the defaults" in told[0], told
+
+
+# --- 2: a .gitignore that makes git's listing of untracked files exponential ---------------------
+
+
+def test_02_a_slow_git_listing_is_an_error_and_the_server_keeps_serving(
+    workspace: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    (workspace / ".gitignore").write_text("a*" * 40 + "b\n", encoding="utf-8")
+    (workspace / ("a" * 60 + ".py")).write_text("x = 1\n", encoding="utf-8")
+    server = RawServer(tmp_path / "cache", env={"CRYSTAL_LSP_GIT_TIMEOUT": "3"})
+    try:
+        server.initialize(workspace)
+        told = " ".join(json.dumps(m.get("params")) for m in server.received if "method" in m)
+        assert "git ls-files" in told and "--tracked-only" in told, told[-2000:]
+        # still serving: a score request is answered
+        answer = server.request(
+            "crystal/score",
+            {"hypothesis": {"text": DUP_B}, "references": [{"text": DUP_A}], "language": "python"},
+        )
+        assert answer["result"]["crystalbleu"] > 0
+        assert server.request("shutdown")["result"] is None
+    finally:
+        server.reap()
+    assert server.junk == []

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hostile import BODY, run_cli
+from hostile import BODY, git, run_cli
 
 from crystal_lsp.clones.findings import display_path
 
@@ -43,3 +43,32 @@ def test_06_a_zero_width_name_is_escaped_in_every_report(
         messages = [r["message"]["text"] for r in json.loads(report)["runs"][0]["results"]]
         report = "\n".join(messages)
     assert "\u200b" not in report and "zw\\u200bname.py" in report
+
+
+# --- 2: a .gitignore that makes git's listing of untracked files exponential ---------------------
+
+
+def slow_listing_repo(root: Path) -> Path:
+    """A repository where ``git ls-files --others --exclude-standard`` does not end in minutes."""
+    (root / ".gitignore").write_text("a*" * 40 + "b\n", encoding="utf-8")
+    (root / ("a" * 60 + ".py")).write_text("x = 1\n", encoding="utf-8")
+    (root / "b.py").write_text(BODY, encoding="utf-8")
+    git(root, "add", "a.py", "b.py")
+    return root
+
+
+def test_02_a_slow_git_listing_is_bounded_and_says_the_way_out(repo: Path, cache: Path) -> None:
+    slow_listing_repo(repo)
+    fast = {"CRYSTAL_LSP_GIT_TIMEOUT": "3"}
+    done = run_cli(["scan", "."], repo, cache, env=fast, timeout=60)
+    err = done.stderr.decode(errors="replace").strip().splitlines()
+    assert done.returncode == 2 and len(err) == 1, err
+    assert "git ls-files" in err[0] and "timed out after 3 s" in err[0]
+    assert "--tracked-only" in err[0] and "CRYSTAL_LSP_GIT_TIMEOUT" in err[0]
+    # the way out: tracked files only (the copy of a.py in b.py is found)
+    done = run_cli(["scan", ".", "--tracked-only", "--format", "json"], repo, cache, env=fast)
+    assert done.returncode == 1, done.stderr.decode(errors="replace")
+    paths = {loc["path"] for f in json.loads(done.stdout)["findings"] for loc in f["locations"]}
+    assert paths == {"a.py", "b.py"}
+    (repo / "pyproject.toml").write_text("[tool.crystal-lsp]\ntracked-only = true\n")
+    assert run_cli(["scan", "."], repo, cache, env=fast).returncode == 1
