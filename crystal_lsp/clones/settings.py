@@ -128,7 +128,8 @@ class ScanConfig:
                 # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
                 # 7: and transpiler headers mark generated code
                 # 8: light entries packed (text/packing.py), line structure from text/layout.py
-                "format": 8,
+                # 9: lone \r line ends are \n (LSP lines: text/lexinput.py unify_line_ends)
+                "format": 9,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

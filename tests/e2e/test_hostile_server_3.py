@@ -179,3 +179,21 @@ def test_02_a_slow_git_listing_is_an_error_and_the_server_keeps_serving(
     finally:
         server.reap()
     assert server.junk == []
+
+
+# --- 3: a buffer whose lines end in \r alone or in a mix -----------------------------------------
+
+
+@pytest.mark.parametrize("head", ["", "# a\rb = 1\n\r\n\r"])
+def test_03_cr_line_ends_give_the_lines_the_editor_shows(
+    raw: RawServer, workspace: Path, head: str
+) -> None:
+    raw.initialize(workspace)
+    text = head + DUP_B.replace("\n", "\r")
+    uri = _open(raw, workspace / "b.py", text)
+    [diagnostic] = raw.diagnostics(uri, 1)
+    start = text.index("def combine_ranges")
+    assert diagnostic["range"]["start"] == {
+        "line": len(re.findall(r"\r\n|\r|\n", text[:start])),
+        "character": 0,
+    }

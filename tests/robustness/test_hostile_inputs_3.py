@@ -9,6 +9,7 @@ time-out.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,33 @@ def test_02_a_slow_git_listing_is_bounded_and_says_the_way_out(repo: Path, cache
     assert paths == {"a.py", "b.py"}
     (repo / "pyproject.toml").write_text("[tool.crystal-lsp]\ntracked-only = true\n")
     assert run_cli(["scan", "."], repo, cache, env=fast).returncode == 1
+
+
+# --- 3: lines ending in \r alone, and mixed line ends ---------------------------------------------
+
+MIXED_HEAD = "import os\r\n\r\nX = 1\rY = 2\nZ = 3\r\n\r\n\r"
+
+
+def _lsp_line(text: str, needle: str) -> int:
+    """The 1-based line of ``needle`` as the LSP (and editors) count: \\r\\n, \\r and \\n."""
+    return len(re.findall(r"\r\n|\r|\n", text[: text.index(needle)])) + 1
+
+
+def test_03_a_copy_with_cr_line_ends_is_found_at_the_lines_editors_show(
+    repo: Path, cache: Path
+) -> None:
+    (repo / "b.py").write_bytes(BODY.replace("\n", "\r").encode())
+    mixed = "# pad\n" * 3 + MIXED_HEAD + "\r\n".join(BODY.split("\n"))
+    (repo / "c.py").write_bytes(mixed.encode())
+    first = _lsp_line(mixed, "def compute_totals")
+    assert first == 11 and mixed.encode().decode().splitlines().index(BODY.split("\n")[0]) == 10
+    done = run_cli(["scan", ".", "--format", "json"], repo, cache)
+    assert done.returncode == 1, done.stderr.decode(errors="replace")
+    doc = json.loads(done.stdout)
+    assert not doc["skipped"]
+    [finding] = doc["findings"]
+    where = {
+        loc["path"]: (loc["start"]["line"], loc["end"]["line"]) for loc in finding["locations"]
+    }
+    last = BODY.count("\n")
+    assert where == {"a.py": (1, last), "b.py": (1, last), "c.py": (first, first + last - 1)}
