@@ -50,7 +50,7 @@ class Configuration:
                     ),
                     ANSWER_TIMEOUT,
                 )
-                if not isinstance(answer, list):
+                if not isinstance(answer, (list, tuple)):  # pygls gives a tuple
                     raise TypeError(f"expected a list, got {type(answer).__name__}")
                 values = list(answer)[: len(items)]
             except Exception as exc:

@@ -490,7 +490,7 @@ function writeSettings(patch) {
             JSON.stringify(commandLinks),
         );
         await screenshot('hover-hostile-name');
-        const compareLink = hostileHover.locator('a', { hasText: 'compare' }).first();
+        const compareLink = hostileHover.locator('a', { hasText: /^compare$/ }).first();
         if (await compareLink.count()) {
             await compareLink.click();
             await diffOpened('the hover\'s compare link (an id)', 'click', 'ledger.py');
