@@ -60,14 +60,15 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     const url = pathToFileURL(REPORT).href;
+    const pages = new Set([url, ...(process.env.LARGE ? [pathToFileURL(path.resolve(process.env.LARGE)).href] : [])]);
     const requests = [];
     page.on('request', (r) => {
         if (r.url() !== url) {
             requests.push(r.url());
         }
     });
-    // anything but the page itself is refused (and counted above) should it be asked for
-    await context.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+    // anything but the pages themselves is refused (and counted above) should it be asked for
+    await context.route('**/*', (route) => (pages.has(route.request().url()) ? route.continue() : route.abort()));
     const problems = [];
     page.on('console', (m) => {
         if (m.type() === 'error' || /Content.Security.Policy|Refused to/i.test(m.text())) {
