@@ -9,7 +9,9 @@ time-out.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,30 @@ def test_03_a_copy_with_cr_line_ends_is_found_at_the_lines_editors_show(
     }
     last = BODY.count("\n")
     assert where == {"a.py": (1, last), "b.py": (1, last), "c.py": (first, first + last - 1)}
+
+
+# --- also seen: a read-only warm cache (as CI restores it) ----------------------------------------
+
+
+def test_a_read_only_warm_cache_is_read_and_nothing_written(repo: Path, tmp_path: Path) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(disk)], capture_output=True
+    )
+    if os.geteuid() != 0 or mounted.returncode != 0:
+        pytest.skip("cannot mount a file system here")
+    try:
+        (repo / "b.py").write_text(BODY, encoding="utf-8")
+        cache = disk / "cache"
+        warm = run_cli(["scan", ".", "--format", "json"], repo, cache)
+        assert warm.returncode == 1, warm.stderr
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        done = run_cli(["scan", ".", "--format", "json"], repo, cache)
+        assert done.returncode == 1, done.stderr
+        assert json.loads(done.stdout)["findings"] == json.loads(warm.stdout)["findings"]
+        err = done.stderr.decode(errors="replace")
+        assert err.count("reading it as it is, writing nothing") == 1, err[-2000:]
+        assert "working in memory" not in err and "Traceback" not in err
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
