@@ -39,10 +39,10 @@ CSP = (
 )
 MAX_PAIRS = 30
 """Side-by-side tables per finding; the members past it are listed, not shown."""
-MAX_TABLES = 300
+MAX_TABLES = 200
 """Side-by-side tables per page (6,743 findings with all their tables made a 22.9 MB page
 Chromium did not render in 300 s); later findings list their copies only."""
-MAX_FINDINGS = 2_000
+MAX_FINDINGS = 1_000
 """Findings on the page; a note counts the rest (the JSON report holds every finding)."""
 COPY, SIMILAR = "copy", "similar"
 _BLOCKS = frozenset(
