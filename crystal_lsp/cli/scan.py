@@ -124,7 +124,11 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.baseline, "--baseline")
     config = load_config(root, command_line_overrides(args))
     paths = list_files(root, config)
-    focus = changed_lines(root, args.new_since) if args.new_since else None
+    focus = (
+        changed_lines(root, args.new_since, untracked=not config.tracked_only)
+        if args.new_since
+        else None
+    )
     if focus is not None:
         focus = {p: spans for p, spans in focus.items() if p in set(paths)}
     run_scan = _scan_runner(args)

@@ -1,7 +1,8 @@
 """Which files a scan looks at: git's view of a repository, or a directory walk.
 
 Inside a git work tree the files are ``git ls-files --cached --others --exclude-standard``
-(tracked and untracked-but-not-ignored, so ``.gitignore`` is respected); elsewhere, or when git
+(tracked and untracked-but-not-ignored, so ``.gitignore`` is respected; with ``tracked-only``
+only ``--cached``, for a repository whose ``.gitignore`` makes git's matching slow); elsewhere, or when git
 is not installed, a directory walk that honours a top-level ``.gitignore``. Both are then
 filtered by the ``include``/``exclude`` globs of the settings (gitignore-style patterns).
 Git runs through :mod:`crystal_lsp.clones.git`, which also answers ``--new-since``.
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Iterator
 
 import pathspec
 
-from crystal_lsp.clones.git import Git, decode_path, git_available, git_root
+from crystal_lsp.clones.git import Git, git_available, git_root, list_paths
 from crystal_lsp.clones.globs import compile_globs
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.errors import CrystalError
@@ -75,10 +76,8 @@ def list_files(root: str, config: ScanConfig) -> list[str]:
     """
     if git_root(root) is not None and not _ignored_by_git(root):
         # run in `root`, git prints paths relative to it (also when it is a subdirectory)
-        raw = Git(root).run(
-            "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
-        )
-        files = [decode_path(p) for p in raw.split(b"\0") if p]
+        untracked = () if config.tracked_only else ("--others", "--exclude-standard")
+        files = list_paths(Git(root), "--cached", *untracked)
         # tracked files deleted from the work tree are still "cached"; they are not there to scan
         files = [p for p in files if os.path.lexists(os.path.join(root, p))]
     else:

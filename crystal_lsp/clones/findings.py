@@ -16,6 +16,7 @@ copy's copied tokens times its raw CrystalBLEU, by which findings are ranked (co
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,14 +38,28 @@ LineKey = tuple[str, int, int]
 EXACT, RENAMED, NEAR = "exact", "renamed", "near"
 
 
-# bidirectional overrides and isolates reorder what a terminal shows ("trojan source")
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Hangul fillers and the braille blank are letters a font draws as nothing
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def hidden_char(c: str) -> bool:
+    """Whether a character hides or reorders what is shown: escaped in every output.
+
+    Controls (C0, DEL, C1), format characters (Unicode ``Cf``: bidirectional overrides and
+    isolates, zero-width spaces and joiners, the soft hyphen, the byte-order mark), line and
+    paragraph separators, and letters drawn as nothing. One rule for names in every format
+    (:func:`display_path`) and for code shown in the HTML report.
+    """
+    o = ord(c)
+    if o < 0xA0:
+        return o < 32 or o >= 0x7F
+    return unicodedata.category(c) in ("Cf", "Zl", "Zp") or c in _BLANK_LETTERS
 
 
 def display_path(path: str) -> str:
     """A path (or other untrusted name) for one output line: undecodable bytes and control characters escaped."""
     text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c in _BIDI for c in text):
+    if any(hidden_char(c) for c in text):
         text = '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
     return text
 

@@ -29,6 +29,16 @@ from crystal_lsp.errors import CrystalError
 
 TIMEOUT = 300
 """Seconds any one git command may take (a ``git diff`` of a very large repository is slow)."""
+LISTING_TIMEOUT = 60
+"""Seconds a listing of untracked files may take (some ``.gitignore`` patterns make git's
+matching exponential: ``a*a*...a*b`` against a long name of ``a``)."""
+TIMEOUT_VAR = "CRYSTAL_LSP_GIT_TIMEOUT"
+"""Environment variable: the bound of every git call in seconds (both of the above)."""
+UNTRACKED_HINT = (
+    "some .gitignore patterns make git's listing of untracked files slow; list tracked files"
+    " only (--tracked-only, or tracked-only = true in [tool.crystal-lsp]), or raise the bound"
+    f" with {TIMEOUT_VAR}=SECONDS"
+)
 ZERO_SHA = re.compile(r"^0+$")
 REGULAR_MODES = frozenset({"100644", "100755"})
 WHOLE_FILE = 10**9
@@ -104,6 +114,16 @@ def git_available() -> bool:
     return shutil.which("git") is not None
 
 
+def time_bound(default: float) -> float:
+    """The bound of a git call: ``default``, or the seconds :data:`TIMEOUT_VAR` gives."""
+    value = os.environ.get(TIMEOUT_VAR, "")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return default
+    return seconds if 0 < seconds < 10**6 else default
+
+
 class Git:
     """Runs git in one work tree (or any directory inside it)."""
 
@@ -112,8 +132,9 @@ class Git:
         self.env = dict(env) if env is not None else git_env()
 
     def _run(
-        self, args: tuple[str, ...], stdin: bytes | None
+        self, args: tuple[str, ...], stdin: bytes | None, timeout: float = TIMEOUT
     ) -> subprocess.CompletedProcess[bytes]:
+        bound = time_bound(timeout)
         try:
             return subprocess.run(
                 ["git", "-C", self.root, *args],
@@ -121,16 +142,22 @@ class Git:
                 capture_output=True,
                 check=False,
                 env=self.env,
-                timeout=TIMEOUT,
+                timeout=bound,
             )
         except FileNotFoundError:
             raise GitError("git is not installed") from None
         except subprocess.TimeoutExpired:
-            raise GitError(f"git failed: {_shown(args)}: timed out after {TIMEOUT} s") from None
+            raise GitError(f"git failed: {_shown(args)}: timed out after {bound:g} s") from None
 
-    def run(self, *args: str, check: bool = True, stdin: bytes | None = None) -> bytes:
-        """Run ``git ARGS``; its stdout, or :class:`GitError` when it fails."""
-        done = self._run(args, stdin)
+    def run(
+        self,
+        *args: str,
+        check: bool = True,
+        stdin: bytes | None = None,
+        timeout: float = TIMEOUT,
+    ) -> bytes:
+        """Run ``git ARGS``; its stdout, or :class:`GitError` when it fails or times out."""
+        done = self._run(args, stdin, timeout)
         if check and done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             fatal = [line for line in lines if line.startswith("fatal:")]
@@ -191,6 +218,24 @@ def _shown(args: tuple[str, ...]) -> str:
     return " ".join(("git", *args[:3], *(("...",) if len(args) > 3 else ())))
 
 
+def list_paths(git: Git, *options: str) -> list[str]:
+    """``git ls-files -z OPTIONS -- .``: paths relative to where git runs.
+
+    A listing of untracked files (``--others``) has :data:`LISTING_TIMEOUT`; its time-out says
+    how to do without it (:data:`UNTRACKED_HINT`).
+    """
+    untracked = "--others" in options
+    try:
+        raw = git.run(
+            "ls-files", "-z", *options, "--", ".", timeout=LISTING_TIMEOUT if untracked else TIMEOUT
+        )
+    except GitError as exc:
+        if untracked and "timed out" in str(exc):
+            raise GitError(f"{exc}: {UNTRACKED_HINT}") from None
+        raise
+    return [decode_path(p) for p in raw.split(b"\0") if p]
+
+
 def git_root(path: str) -> str | None:
     """The top of the git work tree containing ``path``, or None."""
     if not git_available():
@@ -216,12 +261,12 @@ def git_root(path: str) -> str | None:
     return top or None
 
 
-def changed_lines(root: str, ref: str) -> dict[str, Spans]:
+def changed_lines(root: str, ref: str, untracked: bool = True) -> dict[str, Spans]:
     """Lines added or changed since ``ref`` (work tree against ref), plus untracked files whole.
 
     Paths are relative to ``root`` (only files under it). One ``git diff`` for all files,
     without rename detection: a renamed file counts as new in every line, as its lines are new
-    at that path.
+    at that path. ``untracked`` false (``tracked-only``): untracked files are not listed.
     """
     if git_root(root) is None:
         raise CrystalError("--new-since needs a git repository (and git installed)")
@@ -230,10 +275,9 @@ def changed_lines(root: str, ref: str) -> dict[str, Spans]:
     if commit is None:
         raise CrystalError(f"--new-since: unknown git revision {ref!r}")
     out = dict(git.diff(commit, renames=False, relative=True).patch.added)
-    untracked = git.run("ls-files", "-z", "--others", "--exclude-standard")
-    for name in untracked.split(b"\0"):
-        if name:
-            out[decode_path(name)] = [(1, WHOLE_FILE)]
+    if untracked:
+        for name in list_paths(git, "--others", "--exclude-standard"):
+            out[name] = [(1, WHOLE_FILE)]
     return out
 
 

@@ -96,6 +96,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("exclude", STRINGS, DEFAULT_EXCLUDE, "files to leave out", items="glob patterns"),
     Setting("extend_exclude", STRINGS, (), "also exclude files matching (repeatable)",
             items="glob patterns", lsp="exclude", flags=("--exclude",), metavar="GLOB"),
+    Setting("tracked_only", BOOL, False, "in a git repository, scan only the files git tracks, "
+            "not untracked ones (for a .gitignore that makes git's listing of untracked files "
+            "slow)", flags=("--tracked-only",), cli_help="scan only the files git tracks"),
     Setting("max_file_bytes", INT, 2_000_000, "larger files are skipped", low=0, high=2**40,
             why_low="0: no limit", lsp="maxFileBytes"),
     Setting("smoothing", TEXT, "m1:eps=0.0001", "NLTK smoothing for the scores"),

@@ -65,6 +65,8 @@ class ScanConfig:
     """Only files matching one of these globs (empty: all files)."""
     exclude: tuple[str, ...] = default("exclude")
     extend_exclude: tuple[str, ...] = default("extend_exclude")
+    tracked_only: bool = default("tracked_only")
+    """In a git repository, only the files git tracks (no listing of untracked files)."""
     max_file_bytes: int = default("max_file_bytes")
     smoothing: str = default("smoothing")
     same_file: bool = default("same_file")
@@ -126,7 +128,8 @@ class ScanConfig:
                 # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
                 # 7: and transpiler headers mark generated code
                 # 8: light entries packed (text/packing.py), line structure from text/layout.py
-                "format": 8,
+                # 9: lone \r line ends are \n (LSP lines: text/lexinput.py unify_line_ends)
+                "format": 9,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }
@@ -138,6 +141,8 @@ class ScanConfig:
         values.pop("extra", None)
         for name in DISPLAY_ONLY:  # what is shown, not what is found
             values.pop(name, None)
+        if not values.get("tracked_only"):
+            values.pop("tracked_only", None)  # added later: at its default, signatures as before
         values["entry"] = self.entry_signature()
         values["decision"] = DECISION_VERSION
         return _digest(values)

@@ -9,8 +9,10 @@ execution): each value is ``MAGIC + sha256(payload)[:16] + zlib(JSON payload)``,
 diskcache as raw bytes. A value whose magic, checksum or JSON does not verify is treated as
 missing, deleted, and recomputed; a cache database that SQLite reports as damaged (corrupt, not a
 database) is moved aside and rebuilt. A cache that cannot be written (a full disk, a read-only
-folder, a lock held too long) is never deleted: the run goes on with what it can read, and a
-cache that cannot be opened at all is replaced by one in memory for this run, with a warning.
+folder, a lock held too long) is never deleted: the run goes on with what it can read. A cache
+that cannot be opened for writing (a read-only folder, as CI restores a warm cache) is read as it
+is, writing nothing, said once; one that cannot be read either is replaced by one in memory for
+this run, with a warning.
 The cache is safe to share between processes (the CLI, the hook and the server).
 """
 
@@ -108,6 +110,67 @@ class MemoryCache:
         """Nothing to release."""
 
 
+class ReadOnlyCache:
+    """A diskcache directory read without writing anything (SQLite's immutable read-only mode).
+
+    Used when the cache cannot be opened for writing: values are read as diskcache stored them
+    (raw bytes in the database, larger ones in files beside it), never unpickled; writes are
+    refused as a read-only database refuses them, so :class:`Store` warns once.
+    """
+
+    def __init__(self, directory: str) -> None:
+        from pathlib import Path
+
+        self.directory = directory
+        uri = Path(directory, "cache.db").resolve().as_uri()
+        # read-only sees a write-ahead log when its shared memory can be had; on a read-only
+        # file system it cannot, and the database file alone is read (immutable)
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            db = sqlite3.connect(f"{uri}?{options}", uri=True, check_same_thread=False)
+            try:
+                db.execute("SELECT 1 FROM Cache LIMIT 1").fetchall()
+            except sqlite3.DatabaseError:
+                db.close()
+                if options.endswith("immutable=1"):
+                    raise
+                continue
+            self._db = db
+            break
+
+    def get(self, key: str) -> bytes | None:
+        """The bytes stored under ``key`` (None: missing, or not stored as bytes)."""
+        from diskcache.core import MODE_BINARY, MODE_RAW
+
+        row = self._db.execute(
+            "SELECT mode, filename, value FROM Cache WHERE key = ? AND raw = 1", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        mode, filename, value = row
+        if mode == MODE_RAW and isinstance(value, bytes):
+            return value
+        if mode == MODE_BINARY and isinstance(filename, str) and "/" in filename.strip("/"):
+            path = os.path.join(self.directory, filename)
+            if os.path.realpath(path).startswith(os.path.realpath(self.directory) + os.sep):
+                with open(path, "rb") as reader:
+                    return reader.read()
+        return None
+
+    def set(self, key: str, value: bytes) -> None:
+        """Refused: nothing is written."""
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    def delete(self, key: str) -> None:
+        """Nothing is deleted."""
+
+    def clear(self) -> None:
+        """Nothing is cleared."""
+
+    def close(self) -> None:
+        """Release the database."""
+        self._db.close()
+
+
 def _safe_disk() -> Any:
     """A diskcache ``Disk`` that stores only bytes and refuses to unpickle anything."""
     import diskcache
@@ -140,6 +203,8 @@ class Store:
         self.corrupt_values = 0
         self.write_failures = 0
         self.in_memory = False
+        self.read_only = False
+        """Whether the cache is read as it is, nothing written (it cannot be written)."""
         self._rebuilt = False
         self._cache = self._open()
 
@@ -191,7 +256,20 @@ class Store:
             return self._in_memory(exc)
 
     def _in_memory(self, exc: BaseException) -> Any:
-        """A cache that cannot be opened (read-only, full, missing folder): memory for this run."""
+        """A cache that cannot be opened for writing: read as it is, else memory for this run."""
+        try:
+            cache = ReadOnlyCache(self.directory)
+        except (sqlite3.DatabaseError, OSError):
+            pass
+        else:
+            log.warning(
+                "cache at %s cannot be written (%s); reading it as it is, writing nothing",
+                self.directory,
+                exc,
+            )
+            self.read_only = True
+            self.write_failures = 1  # said once: later failed writes are only debug lines
+            return cache
         log.warning(
             "cache at %s cannot be used (%s); working in memory, nothing will be kept",
             self.directory,

@@ -276,7 +276,8 @@ class Workspace:
         focus = None
         if new_since:
             wanted = set(self.paths)
-            focus = {p: s for p, s in changed_lines(self.root, new_since).items() if p in wanted}
+            changed = changed_lines(self.root, new_since, untracked=not self.config.tracked_only)
+            focus = {p: s for p, s in changed.items() if p in wanted}
         return run_scan(
             self.root,
             self.paths,

@@ -26,6 +26,7 @@ from crystal_lsp.clones.reports.sidebyside import (
     shaped_lines,
     text_lines,
 )
+from crystal_lsp.text.lexinput import unify_line_ends
 
 if TYPE_CHECKING:
     from crystal_lsp.server.workspace import Folder
@@ -105,8 +106,8 @@ def diff_excerpt(rows: list[Row], here_text: str, there_text: str, limit: int = 
     and short (VS Code's is 250 pixels high), so this is what they show.
     """
     shown = pick(rows, limit)
-    here = _dedented(here_text.split("\n"), [rows[i].here for i in shown])
-    there = _dedented(there_text.split("\n"), [rows[i].there for i in shown])
+    here = _dedented(unify_line_ends(here_text).split("\n"), [rows[i].here for i in shown])
+    there = _dedented(unify_line_ends(there_text).split("\n"), [rows[i].there for i in shown])
     digits = max(
         (len(str(n)) for i in shown for n in (rows[i].here, rows[i].there) if n), default=1
     )

@@ -31,6 +31,7 @@ from crystal_lsp.server.protocol import (
     BoundedStdinReader,
     CrystalProtocol,
     StreamReaderAdapter,
+    quiet_refusals,
     serve,
 )
 from crystal_lsp.server.references import AutoReferences
@@ -73,6 +74,7 @@ class CrystalServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("crystal-lsp", __version__, protocol_cls=CrystalProtocol)
+        quiet_refusals()
         self.configuration = Configuration(self)
         self.folders = Folders(self)
         self.indexer = Indexer(self)

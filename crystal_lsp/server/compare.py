@@ -8,10 +8,17 @@ buffers first, files only inside the workspace folders), for a client's own diff
 Code extension opens ``vscode.diff`` on them, Neovim a recipe (README). Unless ``"goTo":
 false``, the server also shows the left range as *Go to the other copy* does, so a client
 without a diff view still gets to the other copy.
+
+The hover's *compare* link is a trusted command link (VS Code runs it on a click), so it carries
+no path: only ``{"id"}``, an opaque id the server minted for the pair it showed
+(:data:`COMPARE_IDS`, bounded) and looks up here; an unknown id is refused.
 """
 
 from __future__ import annotations
 
+import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +36,48 @@ if TYPE_CHECKING:
 COMPARE = "crystal.compare"
 MAX_LINES = 5_000
 """Lines of one side answered (beyond: cut, and ``truncated`` says so)."""
+
+
+MAX_IDS = 1_024
+"""Compare ids remembered (the oldest forgotten first: its link then asks to hover again)."""
+
+
+class CompareIds:
+    """Opaque ids of ``crystal.compare`` arguments the server minted (thread-safe, bounded)."""
+
+    def __init__(self, limit: int = MAX_IDS) -> None:
+        self.limit = limit
+        self._specs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def mint(self, spec: dict[str, Any]) -> str:
+        """A fresh id standing for ``spec``."""
+        key = secrets.token_hex(8)
+        with self._lock:
+            self._specs[key] = spec
+            while len(self._specs) > self.limit:
+                self._specs.popitem(last=False)
+        return key
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The spec an id stands for (None: unknown or forgotten)."""
+        with self._lock:
+            return self._specs.get(key)
+
+
+COMPARE_IDS = CompareIds()
+"""The ids of hover links (the hover is built in worker threads of every folder)."""
+
+
+def resolve_id(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A ``{"id", "goTo"?}`` argument as the spec it stands for; other arguments as given."""
+    if "id" not in spec:
+        return spec
+    key = spec["id"]
+    found = COMPARE_IDS.get(key) if isinstance(key, str) else None
+    if found is None:
+        raise JsonRpcInvalidParams(f"{COMPARE}: unknown or expired id (hover over the copy again)")
+    return {**found, **({"goTo": spec["goTo"]} if "goTo" in spec else {})}
 
 
 def range_json(rng: types.Range) -> dict[str, dict[str, int]]:
@@ -65,6 +114,7 @@ def compare_texts(ls: CrystalServer, spec: Any) -> dict[str, Any]:
     """Both sides of a ``crystal.compare`` argument with their texts (raises invalid params)."""
     if not isinstance(spec, Mapping):
         raise JsonRpcInvalidParams(f"{COMPARE}: expected one object argument")
+    spec = resolve_id(spec)
     out: dict[str, Any] = {}
     for side in ("left", "right"):
         value = spec.get(side)

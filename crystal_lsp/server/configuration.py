@@ -2,11 +2,14 @@
 
 Settings are pulled from the client when it can answer ``workspace/configuration`` (globally and
 once per workspace folder) and otherwise taken from ``didChangeConfiguration``. Every problem is
-told to the user once and the offending value falls back to its default.
+told to the user once and the offending value falls back to its default. An answer that is not a
+list (``null``), cannot be read, or does not come within :data:`ANSWER_TIMEOUT` means the
+defaults, with one log line; indexing goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +22,9 @@ if TYPE_CHECKING:
     from crystal_lsp.server.app import CrystalServer
 
 log = logging.getLogger(__name__)
+
+ANSWER_TIMEOUT = 30.0
+"""Seconds a client has to answer ``workspace/configuration`` (then: the defaults)."""
 
 
 class Configuration:
@@ -38,13 +44,19 @@ class Configuration:
         values: list[Any] = [None] * len(items)
         if self.server.caps("workspace", "configuration"):
             try:
-                values = list(
-                    await self.server.workspace_configuration_async(
+                answer = await asyncio.wait_for(
+                    self.server.workspace_configuration_async(
                         types.ConfigurationParams(items=items)
-                    )
+                    ),
+                    ANSWER_TIMEOUT,
                 )
+                if not isinstance(answer, (list, tuple)):  # pygls gives a tuple
+                    raise TypeError(f"expected a list, got {type(answer).__name__}")
+                values = list(answer)[: len(items)]
             except Exception as exc:
-                log.warning("workspace/configuration failed: %s", exc)
+                # null, malformed or no answer: the defaults, said in one line
+                reason = str(exc) or f"no answer within {ANSWER_TIMEOUT:g} s"
+                log.warning("workspace/configuration failed: %s; using the defaults", reason)
         values += [None] * (len(items) - len(values))
         self.settings = self._parse(values[0])
         for uri, value in zip(uris, values[1:]):

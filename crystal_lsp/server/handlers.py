@@ -24,7 +24,7 @@ from pygls.uris import to_fs_path
 from crystal_lsp.server import score_request
 from crystal_lsp.server.actions import SHOW_DOCUMENT, code_actions
 from crystal_lsp.server.app import CrystalServer
-from crystal_lsp.server.compare import COMPARE, compare_texts
+from crystal_lsp.server.compare import COMPARE, compare_texts, resolve_id
 from crystal_lsp.server.diagnostics import LocationRanges
 from crystal_lsp.server.hover import hover_markdown
 from crystal_lsp.server.scoring import ScoreError, parse_range, resolve_language, sset_for
@@ -255,7 +255,7 @@ async def show_document(ls: CrystalServer, *args: Any) -> Any:
 @_command(COMPARE)
 async def compare(ls: CrystalServer, *args: Any) -> dict[str, Any]:
     """Both copies' texts for the client's diff view; shows the left one unless ``goTo`` false."""
-    spec = _single(args, COMPARE)
+    spec = resolve_id(_single(args, COMPARE))
     out = compare_texts(ls, spec)
     if spec.get("goTo", True) is not False:
         start = out["left"]["range"]["start"]

@@ -7,11 +7,19 @@ tokens and the class's size, then the lines of both copies that correspond, as a
 copies in the editor's diff view (``crystal.compare``), the other copies of the class, and the
 non-trivial n-grams the pair shares (not in the language's S set): *why* the two count as copies,
 not the boilerplate every function of the language has.
+
+Everything taken from the repository (file and unit names, code) is untrusted: names are escaped
+(:func:`md_text`: every ASCII punctuation character CommonMark knows, after
+:func:`~crystal_lsp.clones.findings.display_path`), code sits in code spans or a fenced block it
+cannot close, link targets are percent-encoded, and the trusted *compare* command link carries
+only an id the server minted (:data:`~crystal_lsp.server.compare.COMPARE_IDS`), never a path.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import string
 from urllib.parse import quote
 
 from lsprotocol import types
@@ -19,7 +27,7 @@ from lsprotocol import types
 from crystal_lsp.clones.findings import Finding, Location, display_path
 from crystal_lsp.server.alignment import HOVER_ROWS, align, diff_excerpt, lines_of, pick
 from crystal_lsp.server.buffers import DocResult
-from crystal_lsp.server.compare import COMPARE, compare_spec
+from crystal_lsp.server.compare import COMPARE, COMPARE_IDS, compare_spec
 from crystal_lsp.server.diagnostics import Flag, LocationRanges, signature_of
 from crystal_lsp.server.workspace import Folder
 
@@ -27,18 +35,36 @@ MAX_NGRAMS = 8
 MAX_COPIES = 10
 
 
-def _cell(text: str) -> str:
-    """Untrusted text (a name from the repository) for a Markdown table cell, escaped."""
-    return display_path(text).replace("|", "\\|").replace("`", "'")
+_PUNCTUATION = frozenset(string.punctuation)
+"""CommonMark's ASCII punctuation: each may be backslash-escaped, and each may start markup."""
+_URI_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&'*+,;=%]")
+
+
+def md_text(text: str) -> str:
+    """Untrusted text (a name from the repository) as Markdown that shows it and nothing else."""
+    return "".join("\\" + c if c in _PUNCTUATION else c for c in display_path(text))
+
+
+def _code(text: str) -> str:
+    """Untrusted text for a code span: one line (display_path), no backtick to close it."""
+    return display_path(text).replace("`", "'")
+
+
+def _uri(uri: str) -> str:
+    """A link target that cannot end the link early: brackets, spaces and the like encoded."""
+    return _URI_UNSAFE.sub(
+        lambda m: quote(m.group().encode("utf-8", "surrogateescape"), safe=""), uri
+    )
 
 
 def _lines(location: Location) -> str:
-    return f"{display_path(location.path)}:{location.first_line}-{location.last_line}"
+    return f"{md_text(location.path)}:{location.first_line}-{location.last_line}"
 
 
 def _link(folder: Folder, location: Location, label: str) -> str:
+    """A link to a location; ``label`` is Markdown already escaped."""
     uri = folder.uri_of(location.path)
-    return f"[{_cell(label)}]({uri}#L{location.first_line})" if uri else _cell(label)
+    return f"[{label}]({_uri(uri)}#L{location.first_line})" if uri else label
 
 
 def _role(finding: Finding, index: int) -> str:
@@ -71,9 +97,9 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
         f"{max(pair.crystalbleu, 0.0):.3f}{' · ' + link if link else ''}",
         "",
         *_alignment(folder, flag, other, text),
-        f"- this copy: {_cell(what)} ({_cell(_lines(here))}, {finding.language})",
+        f"- this copy: {md_text(what)} ({_lines(here)}, {md_text(finding.language)})",
         f"- other copy: {_link(folder, other, _lines(other))} "
-        f"{_cell(other.describe())} ({_why(finding, j)})",
+        f"{md_text(other.describe())} ({_why(finding, j)})",
         f"- {pair.copied} copied tokens{bleu}",
         f"- clone class: {len(finding.locations)} copies, lowest similarity {finding.score:.3f}"
         f" (this copy is {_role(finding, flag.location)})",
@@ -87,7 +113,7 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
             lines += [
                 "Shared non-trivial n-grams (not in the trivially shared set S):",
                 "",
-                *[f"- `{_cell(' '.join(gram))}`" for gram in shared],
+                *[f"- `{_code(' '.join(gram))}`" for gram in shared],
                 "",
             ]
     lines += [
@@ -126,7 +152,7 @@ def _compare_link(folder: Folder, flag: Flag, other: Location) -> str:
         return ""
     mine = types.Location(uri=uri, range=flag.range)
     spec = compare_spec(target, other.label(), mine, here.label())
-    return f"[compare](command:{COMPARE}?{quote(json.dumps([spec]))})"
+    return f"[compare](command:{COMPARE}?{quote(json.dumps([{'id': COMPARE_IDS.mint(spec)}]))})"
 
 
 def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:
@@ -144,7 +170,8 @@ def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:
     ]
     for k in rest[:MAX_COPIES]:
         location = finding.locations[k]
-        label = f"{_link(folder, location, location.label())} {_cell(location.describe())}"
+        place = f"{md_text(location.path)}:{location.first_line}"
+        label = f"{_link(folder, location, place)} {md_text(location.describe())}"
         p = to_rep.get(k)
         if k == finding.representative or p is None:
             out.append(f"| {label.rstrip()} | representative | |")

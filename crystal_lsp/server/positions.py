@@ -8,14 +8,12 @@ chose otherwise). Both are handled here, once per text version.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Protocol
 
 from lsprotocol import types
 
+from crystal_lsp.text.lexinput import unify_line_ends
 from crystal_lsp.text.snippets import line_starts
-
-_EOL = re.compile(r"\r\n|\r|\n")
 
 
 class Codec(Protocol):
@@ -40,11 +38,9 @@ class TextIndex:
     def __init__(self, text: str, codec: Codec | None = None) -> None:
         self.text = text
         self.codec: Codec = codec if codec is not None else Utf16()
-        self.newline_starts = line_starts(text)
-        if "\r" in text and text.count("\r") != text.count("\r\n"):
-            self.lsp_starts = [0] + [m.end() for m in _EOL.finditer(text)]
-        else:
-            self.lsp_starts = self.newline_starts
+        # the core's lines are the LSP's: one list of line starts serves both
+        self.newline_starts = line_starts(unify_line_ends(text))
+        self.lsp_starts = self.newline_starts
 
     def offset(self, line: int, column: int) -> int:
         """Offset of a core position (1-based line, 1-based code-point column), clamped."""

@@ -22,7 +22,13 @@ from typing import Any
 
 import attrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
 from pygls.protocol import JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from pygls.workspace import TextDocument, Workspace
@@ -35,6 +41,28 @@ MAX_HEADER_BYTES = 64 * 1024
 _DROPPED = b"X-Dropped: oversized\r\n"
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
 _LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+class RefusalFilter(logging.Filter):
+    """Drops pygls' traceback of a request refused on purpose (a JSON-RPC error it answered).
+
+    The server logs such a refusal as one line (``request failed: ...``); a traceback for each
+    refused request is noise. Internal errors keep theirs.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for the traceback record of a deliberate refusal or of an unreadable message."""
+        if str(record.msg).startswith("Unable to deserialize message"):
+            return False  # told in one line: "invalid request" or "... could not be read"
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, JsonRpcException) and not isinstance(exc, JsonRpcInternalError))
+
+
+def quiet_refusals() -> None:
+    """Install :class:`RefusalFilter` on pygls' JSON-RPC logger (once)."""
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, RefusalFilter) for f in logger.filters):
+        logger.addFilter(RefusalFilter())
 
 
 @attrs.define
@@ -137,6 +165,18 @@ class CrystalProtocol(LanguageServerProtocol):
         except JsonRpcException as exc:
             if isinstance(data, dict) and "method" in data and _request_id(data) is not None:
                 return InvalidRequest(_request_id(data), exc)
+            if isinstance(data, dict) and "id" in data and "method" not in data:
+                # a client's answer of the wrong shape (``workspace/configuration`` -> null):
+                # the request fails with an error its caller handles, instead of never ending
+                result = f"{data.get('result')!r:.100}"
+                log.debug("unreadable answer to request %r: %s", data["id"], result)
+                return types.ResponseErrorMessage(
+                    id=data["id"],
+                    error=types.ResponseError(
+                        code=JsonRpcInvalidParams.CODE,
+                        message=f"the client's answer could not be read (result {result})",
+                    ),
+                )
             raise
 
     def send_error(self, msg_id: int | str | None, error: JsonRpcException) -> None:

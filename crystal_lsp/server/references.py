@@ -23,7 +23,7 @@ from crystal_lsp.server.positions import Codec, TextIndex
 from crystal_lsp.server.scoring import Piece, ScoreError
 from crystal_lsp.server.workspace import Folder
 from crystal_lsp.text.lexers import GENERIC, canonical_name, resolve_lexer
-from crystal_lsp.text.lexinput import raw_end
+from crystal_lsp.text.lexinput import raw_end, unify_line_ends
 
 AUTO_KEEP = 3
 ALIKE = ({"c", "cpp"},)
@@ -166,9 +166,9 @@ def _own_lines(folder: Folder, skip: Skip, hypothesis: Piece) -> Skip:
         if buffer.path != path or not buffer.injected or buffer.entry is None:
             continue
         indexed = buffer.entry.source
-        if indexed == hypothesis.text:
+        if indexed == unify_line_ends(hypothesis.text):
             return (buffer.key, first, last)
-        block = hypothesis.text.split("\n")[first - 1 : last]
+        block = unify_line_ends(hypothesis.text).split("\n")[first - 1 : last]
         lines = indexed.split("\n")
         found = [
             i + 1

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from crystal_lsp.text.fingerprints import U64, ngram_hashes, text_sha, token_hashes
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
+from crystal_lsp.text.lexinput import unify_line_ends
 from crystal_lsp.text.noise import Range, noise_ranges
 from crystal_lsp.text.packing import array_b64, b64_array, pack_ints, unpack_ints
 from crystal_lsp.text.snippets import CODE_KINDS, DATA, Snippet, extract, line_starts, token_lines
@@ -280,6 +281,7 @@ def build_entry(
     replaced: int = 0,
 ) -> Entry:
     """Tokenize a file and extract its snippets, shingles and suppressions."""
+    source = unify_line_ends(source)
     lang, heavy = lex_file(path, source, language)
     sizes = (min_tokens, min_lines)
     return assemble_entry(lang, source, heavy, sizes, replaced=replaced)
@@ -287,6 +289,7 @@ def build_entry(
 
 def lex_file(path: str, source: str, language: str | None) -> tuple[str, Heavy]:
     """A file's language (canonical name) and tokens, as the index lexes it."""
+    source = unify_line_ends(source)
     lexer = resolve_lexer(language, path, source, guess=False)
     tokens = lex(source, lexer)
     cats = categories(tokens.texts, tokens.types)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from crystal_lsp.text.entries import OK, Entry, Heavy, assemble_entry
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
-from crystal_lsp.text.lexinput import lex_input
+from crystal_lsp.text.lexinput import lex_input, unify_line_ends
 from crystal_lsp.text.relex import (
     ROOT,
     Checkpoints,
@@ -114,7 +114,7 @@ class IncrementalEntry:
         self.language = language
         self.min_tokens = min_tokens
         self.min_lines = min_lines
-        self.source = source
+        self.source = source = unify_line_ends(source)
         self.prepared = lex_input(source)
         self.lexer = resolve_lexer(language, path, source, guess=False)
         if supports_incremental(self.lexer):
@@ -140,6 +140,7 @@ class IncrementalEntry:
     # ------------------------------------------------------------------ updates
     def update(self, source: str) -> IncrementalEntry:
         """The entry of ``source``, a new version of this document."""
+        source = unify_line_ends(source)
         if source == self.source:
             return self
         lexer = resolve_lexer(self.language, self.path, source, guess=False)

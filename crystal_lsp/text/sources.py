@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.text.lexinput import unify_line_ends
 
 DEFAULT_MAX_BYTES = 2_000_000
 GZIP_MAGIC = b"\x1f\x8b"
@@ -74,7 +75,10 @@ def is_binary(data: bytes) -> bool:
 
 
 def decode(data: bytes) -> tuple[str, str, int]:
-    """Decode bytes by the documented policy: ``(text, encoding, replacements)``."""
+    """Decode bytes by the documented policy: ``(text, encoding, replacements)``.
+
+    Lone ``\r`` line ends become ``\n`` (:func:`~crystal_lsp.text.lexinput.unify_line_ends`).
+    """
     encoding = "utf-8"
     for bom, name in _BOMS:
         if data.startswith(bom):
@@ -82,11 +86,11 @@ def decode(data: bytes) -> tuple[str, str, int]:
             encoding = name
             break
     try:
-        return data.decode(encoding), encoding, 0
+        return unify_line_ends(data.decode(encoding)), encoding, 0
     except UnicodeDecodeError:
         text = data.decode(encoding, errors="replace")
         return (
-            text,
+            unify_line_ends(text),
             encoding,
             text.count("\ufffd") - data.decode(encoding, errors="ignore").count("\ufffd"),
         )

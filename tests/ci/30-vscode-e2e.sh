@@ -107,6 +107,8 @@ export CRYSTAL_LSP_E2E_DUMP="$run/dump"
 mkdir -p "$run/data/User" "$run/ext" "$run/shots" "$CRYSTAL_LSP_E2E_DUMP"
 cp -r "$harness/fixture" "$run/ws"
 find "$run/ws" -name '*.py.txt' -exec sh -c 'mv "$1" "${1%.txt}"' _ {} \;
+# a hostile repository's file name (issue 33): a command link, an image and HTML in the hover
+cp "$run/ws/ledger/ledger.py" "$run/ws/ledger/[click](command:crystal.compare?%5B%7B%22left%22%3A1%7D%5D) ![x](https:e.test) <img src=x>.py"
 cat >"$run/data/User/settings.json" <<JSON
 {
   "workbench.startupEditor": "none",

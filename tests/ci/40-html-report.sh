@@ -65,7 +65,23 @@ rm -rf "$artifacts"
 mkdir -p "$artifacts"
 cp "$run/demo.html" "$artifacts/demo.html"
 
+# a report of 10,000 findings (the demo's first copy, repeated), rendered as the scan renders it
+shown=$("$VENV/bin/python" - "$run/demo.json" "$run/large.html" <<'PY'
+import json, sys
+from crystal_lsp.clones.reports.htmlcode import SourceFiles
+from crystal_lsp.clones.reports.htmlreport import MAX_FINDINGS, line_counts, render
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+copy = next(f for f in doc["findings"] if f.get("level", "copy") == "copy")
+doc["findings"] = [copy] * 10_000
+lines = line_counts(doc["root"], [loc["path"] for loc in copy["locations"]], 2_000_000)
+html = render(doc, SourceFiles(doc["root"]), lines, lambda p, n: f"{p}#L{n}")
+open(sys.argv[2], "w", encoding="utf-8").write(html)
+print(min(MAX_FINDINGS, 10_000))
+PY
+)
+
 REPORT="$run/demo.html" JSON="$run/demo.json" SHOTS="$artifacts" CHROMIUM="$CHROMIUM" \
+    LARGE="$run/large.html" LARGE_SHOWN="$shown" \
     NODE_PATH="$tools/node_modules" node "$harness/html-report.js"
 
 if [ "${CRYSTAL_UPDATE_SCREENSHOT:-0}" = 1 ] || [ ! -f "$repo/docs/images/html-report.png" ]; then

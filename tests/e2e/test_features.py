@@ -76,11 +76,11 @@ async def test_hover_shows_the_alignment_and_why(launcher: Launcher, dup_workspa
     assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
     assert text.startswith(
-        f"**crystal: renamed copy** · `-` [a.py:1-14]({s.uri('a.py')}#L1) · `+` this copy · "
+        f"**crystal: renamed copy** · `-` [a\\.py:1-14]({s.uri('a.py')}#L1) · `+` this copy · "
         "similarity **1.000** · CrystalBLEU "
     )
-    assert "- this copy: function combine_ranges (b.py:4-17, python)" in text
-    assert f"- other copy: [a.py:1-14]({s.uri('a.py')}#L1) function merge_intervals" in text
+    assert "- this copy: function combine\\_ranges (b\\.py:4-17, python)" in text
+    assert f"- other copy: [a\\.py:1-14]({s.uri('a.py')}#L1) function merge\\_intervals" in text
     assert " copied tokens" in text
     assert "- clone class: 2 copies, lowest similarity 1.000" in text
     rows = _aligned_rows(text)

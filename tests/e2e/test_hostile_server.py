@@ -284,7 +284,8 @@ def test_24_11_hostile_names_are_escaped_in_hovers_and_actions(
     )
     markdown = hover["result"]["contents"]["value"]
     assert_displayable(markdown)
-    assert "lat\\xe9.py" in markdown and "\\x1b]0;pwned\\x07x.py" in markdown
+    # escaped for Markdown too (issue 33): every punctuation character backslash-escaped
+    assert "lat\\\\xe9\\.py" in markdown and "\\\\x1b\\]0\\;pwned\\\\x07x\\.py" in markdown
     actions = raw.request(
         "textDocument/codeAction",
         {

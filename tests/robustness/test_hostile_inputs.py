@@ -158,7 +158,20 @@ def test_11_read_only_cache_is_used_from_memory(
     monkeypatch.setattr(diskcache, "Cache", read_only)
     with caplog.at_level(logging.WARNING):
         store = Store(str(tmp_path / "c"))
-    assert store.in_memory and "working in memory" in caplog.text
+        # issue 33: a warm cache that cannot be written is read as it is, nothing written
+        assert store.read_only and not store.in_memory
+        assert store.get("old") == {"v": 1}
+        store.set("new", {"v": 2})
+        store.delete("old")
+    assert caplog.text.count("reading it as it is, writing nothing") == 1
+    assert "cannot write to the cache" not in caplog.text
+    monkeypatch.undo()
+    assert Store(str(tmp_path / "c")).get("new") is None
+    # a folder without a cache to read: memory for this run
+    monkeypatch.setattr(diskcache, "Cache", read_only)
+    with caplog.at_level(logging.WARNING):
+        assert Store(str(tmp_path / "empty")).in_memory
+    assert "working in memory" in caplog.text
     monkeypatch.undo()
     assert Store(str(tmp_path / "c")).get("old") == {"v": 1}  # nothing was deleted
 

@@ -15,7 +15,8 @@
 //      opens the diff view; "Show inserted code" lists both; the JSONL export is written; a
 //      renamed copy written to the open file on disk (as an agent would) gets its lens too.
 //   The hover's alignment must fit its box, and the "Compare with the other copy" quick fix
-//   opens the diff view (1b).
+//   opens the diff view (1b). A copy under a hostile file name (Markdown: a command link, an
+//   image, HTML) is shown as text in the hover, whose compare link (an id) still opens the diff (1c).
 // Screenshots go to $SHOTS. Exit 0 on success, 1 on a failed check.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -458,6 +459,41 @@ function writeSettings(patch) {
             }
             await page.keyboard.press('Enter');
             await diffOpened('quick fix', REF, HYP);
+        } else {
+            await page.keyboard.press('Escape');
+        }
+        await quickOpen(HYP);
+
+        // --- 1c. a hostile file name in the hover: text, not a link, image or HTML ---
+        await quickOpen('ledger.py');
+        await goToLine(9);
+        await page.keyboard.press('End');
+        await page.keyboard.press('Control+K');
+        await page.keyboard.press('Control+I');
+        const hostileHover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'clone class' }).first();
+        const planted = await hostileHover
+            .evaluate((el) => ({
+                text: el.innerText,
+                links: [...el.querySelectorAll('a')].map((a) => ({ text: (a.textContent || '').trim(), href: a.getAttribute('data-href') || a.getAttribute('href') || '' })),
+                images: el.querySelectorAll('img').length,
+            }))
+            .catch((e) => ({ error: String(e), text: '', links: [], images: 0 }));
+        const commandLinks = planted.links.filter((l) => l.href.startsWith('command:'));
+        check(
+            'DOM: a hostile file name in the hover is text: no link, image or HTML of its own',
+            planted.text.includes('[click](command:crystal.compare?') && planted.text.includes('<img src=x>') && planted.images === 0 && !planted.links.some((l) => l.text === 'click'),
+            JSON.stringify(planted.links),
+        );
+        check(
+            'DOM: the only command link is the server\'s compare link, with an id and no path',
+            commandLinks.length === 1 && commandLinks[0].text === 'compare' && /%22id%22/.test(commandLinks[0].href) && !/uri/.test(decodeURIComponent(commandLinks[0].href)),
+            JSON.stringify(commandLinks),
+        );
+        await screenshot('hover-hostile-name');
+        const compareLink = hostileHover.locator('a', { hasText: /^compare$/ }).first();
+        if (await compareLink.count()) {
+            await compareLink.click();
+            await diffOpened('the hover\'s compare link (an id)', 'click', 'ledger.py');
         } else {
             await page.keyboard.press('Escape');
         }

@@ -3,7 +3,8 @@
  * *Compare with the other copy* quick fix, the hover's link) opens `vscode.diff` on two read-only
  * virtual documents holding the two ranges, the other copy on the left. The server reads the
  * ranges (open buffers first) and answers their texts; when that fails, the server's own answer
- * to the command, going to the other copy, is the fallback.
+ * to the command, going to the other copy, is the fallback. The hover's link passes only `{id}`
+ * (the server looks the ranges up), lenses and quick fixes the ranges themselves.
  */
 import * as vscode from 'vscode';
 import { baseName } from './core/format';

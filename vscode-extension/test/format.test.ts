@@ -6,6 +6,7 @@ import {
     formatRange,
     formatScore,
     insertionsMarkdown,
+    mdText,
     scoreReportMarkdown,
     scoreSummary,
     trivialNgramsMarkdown,
@@ -44,7 +45,7 @@ test('report has scores, references sorted by CrystalBLEU, signatures and n-gram
     const md = scoreReportMarkdown(result, 'c.py:5-9');
     assert.match(md, /^# CrystalBLEU score of c\.py:5-9/);
     assert.match(md, /\| CrystalBLEU \| 0\.735 \|/);
-    assert.ok(md.indexOf('b.py:1-9') < md.indexOf('a.py:3-20'));
+    assert.ok(md.indexOf('b\\.py\\:1\\-9') < md.indexOf('a\\.py\\:3\\-20') && md.includes('a\\.py'));
     assert.match(md, /crystalbleu: crystalbleu\|tok:pygments\|lang:python\|k:500/);
     assert.match(md, /- `for x in xs` \(line 3\)/);
     assert.match(md, /`a\\\|b`/);
@@ -128,7 +129,19 @@ test('the insertions report counts copies and lists each block', () => {
     assert.match(md, /^# Inserted code \(this session\)\n\n2 blocks landed: 1 repeat code the workspace already has \(50 % of those scored\) \(1 renamed\), 1 new\.\n/);
     const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| when') && !l.startsWith('| ---'));
     assert.equal(rows.length, 2);
-    assert.match(rows[0], /^\| \d\d:\d\d:\d\d \| c\.py:14-27 \| 14 \| renamed copy \| 1\.000 \| 0\.830 \| a\.py:1-14 \(function merge_intervals\) \|$/);
+    assert.ok(rows[0].endsWith(' | c\\.py:14-27 | 14 | renamed copy | 1.000 | 0.830 | a\\.py\\:1\\-14 \\(function merge\\_intervals\\) |'), rows[0]);
     assert.match(rows[1], /\| new code \| 0\.210 \| 0\.100 \|  \|$/);
     assert.match(insertionsMarkdown({ insertions: [], summary: { ...result.summary, landed: 0 } }), /Nothing has landed yet/);
+});
+
+test('names from the repository are Markdown that shows them and nothing else', () => {
+    const hostile = '[click](command:crystal.compare?%5B%5D) ![x](https://e.test/p.png) <img src=x> *_`|';
+    const escaped = mdText(hostile);
+    assert.equal(escaped.replace(/\\(.)/g, '$1'), hostile);
+    assert.ok(!/(^|[^\\])[[\]()!<>*_`|]/.test(escaped), escaped);
+    const md = insertionsMarkdown({
+        insertions: [landed({ path: `${hostile}.py`, closest: { uri: 'file:///ws/x.py', label: hostile, bleu: 1, crystalbleu: 1 } })],
+        summary: { landed: 1, copies: 1, new: 0, unscored: 0, kinds: { renamed: 1 }, dropped: 0 },
+    });
+    assert.ok(!md.includes(hostile) && md.includes(escaped), md);
 });

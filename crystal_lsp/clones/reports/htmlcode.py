@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
 
-from crystal_lsp.clones.findings import Location, display_path
+from crystal_lsp.clones.findings import Location, display_path, hidden_char
 from crystal_lsp.clones.reports.sidebyside import (
     CHANGED,
     HERE_ONLY,
@@ -47,8 +47,6 @@ LEGEND = (
     ("right-only", "-", "only in the right copy"),
     ("context", "", "a line without code (comment), shown on its side"),
 )
-# bidirectional controls reorder what is shown ("trojan source"): shown as visible code points
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
 @dataclass
@@ -113,12 +111,15 @@ def _by_text(side: Side) -> Side:
 
 
 def _visible(text: str) -> str:
-    """Code text with bidi controls and other invisible controls shown as code points."""
-    if not any(c in _BIDI or (ord(c) < 32 and c != "\t") for c in text):
+    """Code text with bidi, zero-width and other invisible characters shown as code points.
+
+    Bidirectional controls reorder what is shown ("trojan source"), zero-width ones hide a
+    difference: the rule of names (:func:`hidden_char`), the tab kept.
+    """
+    if not any(c != "\t" and hidden_char(c) for c in text):
         return text
     return "".join(
-        f"\u27e8U+{ord(c):04X}\u27e9" if c in _BIDI or (ord(c) < 32 and c != "\t") else c
-        for c in text
+        f"\u27e8U+{ord(c):04X}\u27e9" if c != "\t" and hidden_char(c) else c for c in text
     )
 
 

@@ -8,6 +8,11 @@ locations as ``path:line`` links and shows every copy next to the representative
 by line with the differing tokens marked (:mod:`crystal_lsp.clones.reports.htmlcode`); a family of
 parallel units (``"family": true``) lists its members, its pairs collapsed.
 
+The page stays usable at any size: side-by-side tables are built for the first
+:data:`MAX_TABLES` pairs of the page (the later findings list their copies, not their code), and
+at most :data:`MAX_FINDINGS` findings are on it, a note saying how many more the JSON report
+(``--format json``) holds. The summary lists only the folders that hold copies, collapsed.
+
 Nothing is fetched: the CSS and the script are inline (``crystal_lsp/data/report.css`` and
 ``report.js``), and a Content-Security-Policy forbids every other source. The page is built with
 :mod:`xml.etree.ElementTree` (every text and attribute escaped), without a template engine: the
@@ -34,6 +39,11 @@ CSP = (
 )
 MAX_PAIRS = 30
 """Side-by-side tables per finding; the members past it are listed, not shown."""
+MAX_TABLES = 200
+"""Side-by-side tables per page (6,743 findings with all their tables made a 22.9 MB page
+Chromium did not render in 300 s); later findings list their copies only."""
+MAX_FINDINGS = 1_000
+"""Findings on the page; a note counts the rest (the JSON report holds every finding)."""
 COPY, SIMILAR = "copy", "similar"
 _BLOCKS = frozenset(
     "head meta title style body header nav section article details summary table thead tbody "
@@ -41,6 +51,23 @@ _BLOCKS = frozenset(
 )
 Link = Callable[[str, int], str]
 """``(path, line) -> href`` of a location."""
+
+
+class Budget:
+    """How many side-by-side tables the page may still hold."""
+
+    def __init__(self, tables: int = MAX_TABLES) -> None:
+        self.tables = tables
+        self.withheld = 0
+        """Findings whose code was not shown for want of budget."""
+
+    def take(self, wanted: int) -> int:
+        """Tables granted of ``wanted`` (all, or what is left)."""
+        granted = min(wanted, self.tables)
+        self.tables -= granted
+        if wanted and not granted:
+            self.withheld += 1
+        return granted
 
 
 def line_counts(root: str, paths: Iterable[str], max_bytes: int) -> dict[str, int]:
@@ -51,7 +78,8 @@ def line_counts(root: str, paths: Iterable[str], max_bytes: int) -> dict[str, in
             data = read_bytes(posixpath.join(root, path), max_bytes, root)
         except SkippedFile:
             continue
-        out[path] = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+        ends = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")  # LSP line ends
+        out[path] = ends + (0 if not data or data.endswith((b"\n", b"\r")) else 1)
     return out
 
 
@@ -117,8 +145,11 @@ def render(
     if ranking:
         sub(section, "p", f"In the text report's order: {ranking}.")
     legend(section)
-    for number, finding in enumerate(copies, 1):
-        _finding(section, number, finding, files, link)
+    budget = Budget()
+    shown_copies = copies[:MAX_FINDINGS]
+    shown_similar = similar[: max(MAX_FINDINGS - len(shown_copies), 0)]
+    for number, finding in enumerate(shown_copies, 1):
+        _finding(section, number, finding, files, link, budget)
     if not copies:
         sub(section, "p", "No copies found.", class_="empty")
     details = sub(body, "details", id="similar", class_="similar")
@@ -129,14 +160,36 @@ def render(
         "Parallel code, boilerplate and pieces of low raw similarity: alike in structure, "
         "rarely worth merging. Not counted in the duplicated lines.",
     )
-    for number, finding in enumerate(similar, len(copies) + 1):
-        _finding(details, number, finding, files, link)
+    for number, finding in enumerate(shown_similar, len(copies) + 1):
+        _finding(details, number, finding, files, link, budget)
+    _capped(body, len(findings) - len(shown_copies) - len(shown_similar), budget)
     _notes(body, doc)
     sub(body, "script", _asset("report.js"))
     for node in html.iter():
         if node.tag in _BLOCKS and not node.tail:
             node.tail = "\n"  # one block per line; never inside code, where spaces matter
     return "<!DOCTYPE html>\n" + ET.tostring(html, encoding="unicode", method="html") + "\n"
+
+
+def _capped(body: ET.Element, left_out: int, budget: Budget) -> None:
+    """The note on what a very large report leaves off the page (first in the notes' place)."""
+    said = []
+    if budget.withheld:
+        said.append(
+            f"the code of {budget.withheld:,} later findings is not shown side by side (the page"
+            f" holds at most {MAX_TABLES:,} such tables); their copies are listed"
+        )
+    if left_out:
+        said.append(f"{left_out:,} more findings are not on this page (at most {MAX_FINDINGS:,})")
+    if said:
+        text = "; ".join(said)
+        sub(
+            body,
+            "p",
+            f"A large report: {text}. The JSON report (--format json) holds every finding.",
+            class_="note",
+            id="capped",
+        )
 
 
 def _header(body: ET.Element, doc: Mapping[str, Any], root: str, copies: int, similar: int) -> None:
@@ -147,8 +200,7 @@ def _header(body: ET.Element, doc: Mapping[str, Any], root: str, copies: int, si
     sub(
         header,
         "p",
-        f"crystal-lsp {tool.get('version', '')} · {display_path(str(doc.get('root', '')))} · "
-        f"signature {doc.get('signature', '')}",
+        f"crystal-lsp {tool.get('version', '')} · {root} · signature {doc.get('signature', '')}",
         class_="meta",
     )
     nav = sub(header, "nav")
@@ -203,12 +255,15 @@ def _summary(
         "(as SonarQube counts them), of all lines of the scanned files.",
         class_="note",
     )
-    grid = sub(section, "table", class_="folders")
+    with_copies = [row for row in table if row[3]]
+    folders = sub(section, "details", class_="folders")
+    sub(folders, "summary", f"Folders with copies ({len(with_copies):,} of {len(table):,})")
+    grid = sub(folders, "table", class_="folders")
     tr = sub(sub(grid, "thead"), "tr")
     for heading in ("folder", "files", "lines", "duplicated lines", "share"):
         sub(tr, "th", heading)
     tbody = sub(grid, "tbody")
-    for folder, nfiles, nlines, ndup in table:
+    for folder, nfiles, nlines, ndup in with_copies:
         tr = sub(tbody, "tr")
         sub(tr, "td", display_path(folder) + "/", class_="path")
         for count in (nfiles, nlines, ndup):
@@ -242,6 +297,7 @@ def _finding(
     finding: Mapping[str, Any],
     files: SourceFiles,
     link: Link,
+    budget: Budget | None = None,
 ) -> None:
     locations = [Location.from_json(loc) for loc in finding["locations"]]
     rep = int(finding.get("representative", 0))
@@ -267,12 +323,22 @@ def _finding(
         p = sub(article, "p", "Shared non-trivial n-grams: ", class_="ngrams")
         for gram in ngrams:
             sub(p, "code", " ".join(gram))
-    for k, pair in enumerate(pairs[:MAX_PAIRS]):
+    tables = min(len(pairs), MAX_PAIRS)
+    granted = budget.take(tables) if budget is not None else tables
+    if granted < tables:
+        sub(
+            article,
+            "p",
+            "Code not shown side by side: the page's budget of tables is spent"
+            " (the JSON report and the editor show it).",
+            class_="note",
+        )
+    for k, pair in enumerate(pairs[:granted]):
         other = pair["b"] if pair["a"] == rep else pair["a"]
         _pair(
             article, locations[rep], locations[other], pair, finding, files, k == 0 and not family
         )
-    if len(pairs) > MAX_PAIRS:
+    if len(pairs) > MAX_PAIRS and granted == MAX_PAIRS:
         sub(
             article,
             "p",

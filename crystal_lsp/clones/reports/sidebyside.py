@@ -20,6 +20,7 @@ from difflib import SequenceMatcher
 from crystal_lsp.clones.align.regions import line_shapes
 from crystal_lsp.clones.findings import Location
 from crystal_lsp.text.entries import Heavy
+from crystal_lsp.text.lexinput import unify_line_ends
 
 SAME, RENAMED, CHANGED, HERE_ONLY, THERE_ONLY = " ", "~", "!", "+", "-"
 ALIKE = 0.5
@@ -75,7 +76,7 @@ def shaped_lines(heavy: Heavy, start: int, end: int) -> list[Line]:
 
 def text_lines(text: str, first: int, last: int) -> list[Line]:
     """Lines ``first..last`` of a text compared by their words (when tokens are not at hand)."""
-    lines = text.split("\n")
+    lines = unify_line_ends(text).split("\n")
     out = []
     for number in range(first, min(last, len(lines)) + 1):
         words = " ".join(lines[number - 1].split())

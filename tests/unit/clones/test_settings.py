@@ -202,6 +202,7 @@ CHANGES = {
     "max_df": 10,
     "sset_drift": 0.2,
     "show_similar": True,
+    "tracked_only": True,
 }
 ENTRY_FIELDS = {"max_n", "min_tokens", "min_lines", "languages", "max_file_bytes"}
 

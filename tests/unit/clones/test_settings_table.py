@@ -189,7 +189,7 @@ def _scan_parser() -> argparse.ArgumentParser:
 ARGV = [
     "--threshold", "0.8", "-k", "auto", "--min-tokens", "30", "--min-lines", "3",
     "--lang", "py", "--lang", "java", "--include", "src/**", "--exclude", "gen/**",
-    "--no-same-file", "--show-similar",
+    "--no-same-file", "--show-similar", "--tracked-only",
 ]  # fmt: skip
 
 
@@ -209,6 +209,7 @@ def test_scan_and_the_hook_take_the_same_setting_options() -> None:
             "extend_exclude": ["gen/**"],
             "same_file": False,
             "show_similar": True,
+            "tracked_only": True,
         }
     )
     assert {s.name for s in CLI_SETTINGS} == set(from_scan)

@@ -25,8 +25,9 @@ from crystal_lsp.server.alignment import (
     pick,
 )
 from crystal_lsp.server.buffers import DocumentSnapshot
+from crystal_lsp.server.compare import COMPARE_IDS
 from crystal_lsp.server.diagnostics import diagnostics_of, flags_of
-from crystal_lsp.server.hover import hover_markdown
+from crystal_lsp.server.hover import hover_markdown, md_text
 from crystal_lsp.server.positions import TextIndex
 from crystal_lsp.server.workspace import Folder
 
@@ -152,14 +153,14 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     uri = (Path(folder.root or "") / "config.py").as_uri()
     first, second, third = markdown.split("\n", 3)[:3]
     assert first.startswith(
-        f"**crystal: near copy** · `-` [config.py:1-17]({uri}#L1) · `+` this copy · "
+        f"**crystal: near copy** · `-` [config\\.py:1-17]({uri}#L1) · `+` this copy · "
         "similarity **0.6"
     )
     assert re.search(r"CrystalBLEU 0\.\d{3} · \[compare\]\(command:", first)
     assert (second, third) == ("", "```diff")  # the diff right under the head
-    assert "- this copy: function main (tool.py:4-29, python)" in markdown
+    assert "- this copy: function main (tool\\.py:4-29, python)" in markdown
     assert (
-        f"- other copy: [config.py:1-17]({uri}#L1) function parse_config "
+        f"- other copy: [config\\.py:1-17]({uri}#L1) function parse\\_config "
         "(the representative of the class)"
     ) in markdown
     assert re.search(r"- \d+ copied tokens, BLEU 0\.\d{3}", markdown)
@@ -177,7 +178,10 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     assert "Shared non-trivial n-grams" in markdown
     assert markdown.count("```") % 2 == 0
     [link] = re.findall(r"\[compare\]\(command:crystal\.compare\?([^)]*)\)", markdown)
-    [spec] = json.loads(unquote(link))
+    [arg] = json.loads(unquote(link))
+    assert list(arg) == ["id"]  # a trusted command link carries no path, only the server's id
+    spec = COMPARE_IDS.get(arg["id"])
+    assert spec is not None
     assert spec["left"]["uri"] == uri and spec["left"]["range"]["start"]["line"] == 0
     assert (
         spec["right"]["uri"].endswith("/tool.py") and spec["right"]["range"]["start"]["line"] == 3
@@ -188,8 +192,8 @@ def test_hover_of_the_representative_shows_its_closest_copy(folder: Folder) -> N
     markdown, message = _hover(folder, "config.py", PARSE, underline="firstLine")
     assert ") of function main in tool.py:4: " in message
     assert message.endswith(" (this copy: lines 1-17)")
-    assert markdown.startswith("**crystal: near copy** · `-` [tool.py:4-29](")
-    assert "- other copy: [tool.py:4-29](" in markdown
+    assert markdown.startswith("**crystal: near copy** · `-` [tool\\.py:4-29](")
+    assert "- other copy: [tool\\.py:4-29](" in markdown
     assert "function main (closest)" in markdown
     assert "(this copy is the representative)" in markdown
     rows = _diff(markdown)
@@ -234,3 +238,32 @@ def test_diff_excerpt_fences_code_holding_backticks() -> None:
 
 def block_lines(block: str) -> list[str]:
     return block.split("\n")[1:-1]
+
+
+HOSTILE = "[click](command:crystal.compare?%5B%7B%7D%5D) ![x](https:e.test) <img src=x onerror=alert(1)> *_`x`_*"
+
+
+def test_hostile_names_are_markdown_that_shows_them_and_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / f"{HOSTILE}.py").write_text(PARSE, encoding="utf-8")
+    (tmp_path / "tool.py").write_text(MAIN, encoding="utf-8")
+    folder = Folder(tmp_path.as_uri(), str(tmp_path), ScanConfig())
+    folder.install(folder.build(folder.config, None, lambda *_: None))
+    markdown, _ = _hover(folder, "tool.py", MAIN)
+    escaped = md_text(f"{HOSTILE}.py")
+    assert escaped in markdown and f"{HOSTILE}.py" not in markdown
+    # every character of the name that could start markup is escaped
+    assert all(f"\\{c}" in escaped for c in "[]()!<>*_`:?%")
+    # the only command link is the server's, with its id; the only other links are file links
+    targets = re.findall(r"\]\(([^)\s]*)\)", markdown)
+    commands = [t for t in targets if t.startswith("command:")]
+    assert len(commands) == 1 and markdown.count("command:") == 1  # the name has command\\:
+    [arg] = json.loads(unquote(commands[0].split("?", 1)[1]))
+    assert list(arg) == ["id"] and COMPARE_IDS.get(arg["id"]) is not None
+    assert all(t.startswith("file:///") and "(" not in t for t in targets if t not in commands)
+
+
+def test_md_text_escapes_every_ascii_punctuation_character() -> None:
+    import string
+
+    assert md_text(string.punctuation) == "".join("\\" + c for c in string.punctuation)
+    assert md_text("zw\u200bname.py") == '\\"zw\\\\u200bname\\.py\\"'

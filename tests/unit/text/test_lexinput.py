@@ -22,9 +22,10 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment
 
+from crystal_lsp.text.entries import lex_file
 from crystal_lsp.text.fastlex import columns as loop
 from crystal_lsp.text.lexers import lexer_by_language
-from crystal_lsp.text.lexinput import lex_input, raw_end
+from crystal_lsp.text.lexinput import lex_input, raw_end, unify_line_ends
 from crystal_lsp.text.tokens import Tokens, lex
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "lexing"
@@ -248,3 +249,28 @@ def test_every_file_of_a_shared_set_equals_the_reference() -> None:
         r["id"] for r in rows if lex(r["code"], lexer).texts != reference_tokens(lexer, r["code"])
     ]
     assert len(rows) == 1665 and differ == []
+
+
+@settings(max_examples=400)
+@given(source=PREPARE)
+def test_unified_line_ends_keep_offsets_lines_and_pygments_text(source: str) -> None:
+    # issue 33: one line-numbering rule (the LSP's \r\n, \r, \n), tokens still Pygments'
+    unified = unify_line_ends(source)
+    assert len(unified) == len(source)
+    assert unified.count("\n") == len(re.findall(r"\r\n|\r|\n", source))
+    assert lex_input(unified).text == lex_input(source).text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_indexed_tokens_of_every_line_end_variant_are_the_reference(
+    language: str, data: st.DataObject
+) -> None:
+    source = data.draw(files(language))
+    lexer = lexer_by_language(language)
+    _, heavy = lex_file(f"x.{lexer.filenames[0].split('.')[-1]}", source, language)
+    assert list(heavy.texts) == reference_tokens(lexer, source)
+    # each token's line is the LSP line of its start in the raw source
+    for start, line in zip(heavy.starts, heavy.lines):
+        assert line == len(re.findall(r"\r\n|\r|\n", source[:start]))  # 0-based

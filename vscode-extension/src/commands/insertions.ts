@@ -4,6 +4,7 @@
  * `crystal-lsp score --jsonl`.
  */
 import * as vscode from 'vscode';
+import { exportQuestion } from '../core/exportTarget';
 import { insertionsMarkdown } from '../core/format';
 import { INSERTIONS_REQUEST, InsertionsExport, InsertionsResult } from '../core/protocol';
 import type { E2EDump } from '../e2eDump';
@@ -40,6 +41,17 @@ export function registerInsertionCommands(server: ServerManager, reports: Report
                 });
             }
             if (!uri) {
+                return undefined;
+            }
+            // a path from a command argument may lie anywhere: ask before writing outside the
+            // workspace or over a file that exists
+            const exists = await vscode.workspace.fs.stat(uri).then(
+                () => true,
+                () => false,
+            );
+            const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+            const question = exportQuestion(uri.scheme === 'file' ? uri.fsPath : undefined, folders, exists);
+            if (question && (await vscode.window.showWarningMessage(question, { modal: true }, 'Write')) !== 'Write') {
                 return undefined;
             }
             await vscode.workspace.fs.writeFile(uri, Buffer.from(result.jsonl, 'utf8'));

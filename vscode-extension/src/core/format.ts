@@ -60,6 +60,15 @@ function mdCell(s: string): string {
     return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
+/**
+ * Untrusted text (a name from the repository) as Markdown that shows it and nothing else: every
+ * ASCII punctuation character CommonMark knows backslash-escaped, line breaks as spaces. Not for
+ * code spans (whose backslashes are shown).
+ */
+export function mdText(s: string): string {
+    return s.replace(/[\r\n]+/g, ' ').replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+}
+
 /** The report document for a score: scores, per-reference table, signatures, matched n-grams. */
 export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string, maxNgrams = 40): string {
     const lines: string[] = [];
@@ -86,7 +95,7 @@ export function scoreReportMarkdown(result: ScoreResult, hypothesisLabel: string
         lines.push('## References', '', '| reference | CrystalBLEU | BLEU |', '| --- | ---: | ---: |');
         const sorted = [...result.references].sort((a, b) => b.crystalbleu - a.crystalbleu);
         for (const r of sorted) {
-            lines.push(`| ${mdCell(r.label)} | ${formatScore(r.crystalbleu)} | ${formatScore(r.bleu)} |`);
+            lines.push(`| ${mdText(r.label)} | ${formatScore(r.crystalbleu)} | ${formatScore(r.bleu)} |`);
         }
         lines.push('');
     }
@@ -185,11 +194,11 @@ export function insertionsMarkdown(result: InsertionsResult): string {
         '| --- | --- | ---: | --- | ---: | ---: | --- |',
     );
     for (const i of result.insertions) {
-        const where = `${i.path}${formatRange(i.range)}`;
+        const where = `${mdText(i.path)}${formatRange(i.range)}`;
         const similarity = i.similarity === null ? '' : formatScore(i.similarity);
         const closest = i.closest ? i.closest.label : i.note ?? '';
         lines.push(
-            `| ${clock(i.time)} | ${mdCell(where)} | ${i.lines} | ${insertionVerdict(i)} | ${similarity} | ${formatScore(i.crystalbleu)} | ${mdCell(closest)} |`,
+            `| ${clock(i.time)} | ${where} | ${i.lines} | ${insertionVerdict(i)} | ${similarity} | ${formatScore(i.crystalbleu)} | ${mdText(closest)} |`,
         );
     }
     lines.push('', '*Crystal: Export inserted code as JSONL…* writes these blocks and their closest regions as items of `crystal-lsp score --jsonl`.');

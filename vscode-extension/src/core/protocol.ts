@@ -114,13 +114,24 @@ export interface CompareSide {
 }
 
 /** The argument of `crystal.compare` (code lenses of inserted blocks, the compare quick fix). */
-export interface CompareSpec {
+export interface CompareRanges {
     title?: string;
     left: CompareSide;
     right: CompareSide;
     /** false: the server only answers the texts (it shows the left side otherwise). */
     goTo?: boolean;
 }
+
+/**
+ * The argument of the hover's `compare` link, a trusted command link: only an opaque id the server
+ * minted for the pair it showed (it looks the ranges up), never a path a file name could forge.
+ */
+export interface CompareId {
+    id: string;
+    goTo?: boolean;
+}
+
+export type CompareSpec = CompareRanges | CompareId;
 
 export interface CompareResult {
     title: string;

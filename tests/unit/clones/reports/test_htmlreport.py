@@ -229,3 +229,26 @@ def test_differing_marks_only_the_tokens_that_differ() -> None:
     )
     assert differing(a, b) == ({2}, {2})
     assert RENAMED != CHANGED
+
+
+def test_a_report_with_ten_thousand_findings_stays_a_page_a_browser_opens(
+    scanned: tuple[pathlib.Path, dict[str, Any], str],
+) -> None:
+    # issue 33: 6,743 findings made a 22.9 MB page Chromium did not render in 300 s
+    from crystal_lsp.clones.reports.htmlcode import SourceFiles
+    from crystal_lsp.clones.reports.htmlreport import MAX_FINDINGS, MAX_TABLES, line_counts, render
+
+    root, doc, _ = scanned
+    copy = next(f for f in doc["findings"] if f.get("level", "copy") == "copy")
+    big = {**doc, "findings": [copy] * 8_000 + [{**copy, "level": "similar"}] * 2_000}
+    lines = line_counts(str(root), [loc["path"] for loc in copy["locations"]], 2_000_000)
+    html = render(big, SourceFiles(str(root)), lines, lambda p, n: f"{p}#L{n}")
+    assert len(html.encode()) < 8_000_000
+    assert html.count('<table class="sbs"') <= MAX_TABLES
+    assert html.count('<article class="finding') == MAX_FINDINGS
+    assert html.count('id="capped"') == 1
+    text = html.split('id="capped">', 1)[1].split("</p>", 1)[0]
+    assert f"{10_000 - MAX_FINDINGS:,} more findings are not on this page" in text
+    assert "--format json" in text and "not shown side by side" in text
+    # the root shown relative (its name), never the absolute path of the scanned folder
+    assert str(root) not in html
