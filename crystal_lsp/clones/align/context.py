@@ -123,6 +123,8 @@ class LanguageState:
     noise_prefix: tuple[npt.NDArray[np.int32], I64] | None = None
     """Prefix sums of every disk file's normalized noise mask, one after the other, and where
     each file's sums begin (see ``Workset.run_weights``)."""
+    reads: object = None
+    """What findings read off tokens, by content (``crystal_lsp.clones.copies.reads``)."""
 
     def by_sha(self, sha: Callable[[int], str]) -> dict[str, list[int]]:
         """The disk files by content digest (``sha(i)``: the digest of file ``i``)."""
