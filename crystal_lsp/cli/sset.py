@@ -79,7 +79,7 @@ def add_parser(sub: Any) -> None:
     )
     b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     b.add_argument(
-        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
+        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: the idle CPUs)"
     )
     b.add_argument(
         "--max-bytes",

@@ -53,6 +53,8 @@ class Reads:
         self.decisions: dict[str, Decision] = decisions if decisions is not None else {}
         self.used: set[str] = set()
         self.added = 0
+        self.config: object = None
+        """The settings object the key was made of (the key is made once per settings)."""
 
     def get_evidence(self, key: str) -> Evidence | None:
         """The kept evidence under ``key`` (:func:`pair_key`), if any."""
@@ -135,11 +137,15 @@ class Reads:
 def reads_of(work: Workset) -> Reads:
     """The memo of a workset's language (loaded from the store once per language state)."""
     found = work.state.reads
-    signature = work.finder.config.signature()
-    key = f"reads:{work.similarity.language}:{signature}:{FORMAT}"
+    config = work.finder.config
+    if isinstance(found, Reads) and found.config is config:
+        return found
+    key = f"reads:{work.similarity.language}:{config.signature()}:{FORMAT}"
     if isinstance(found, Reads) and found.key == key:
+        found.config = config
         return found
     reads = _load(work, key)
+    reads.config = config
     work.state.reads = reads
     return reads
 

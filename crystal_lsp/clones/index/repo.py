@@ -16,7 +16,7 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from crystal_lsp.clones.index.languagesets import LanguageSets, is_current, language_sets
@@ -48,6 +48,23 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
+
+
+def _first_of_each_language(jobs: list[BuildJob]) -> list[int]:
+    """The index of the first job of each language."""
+    first: dict[str | None, int] = {}
+    for i, job in enumerate(jobs):
+        first.setdefault(job[2], i)
+    return sorted(first.values())
+
+
+def _in_order(
+    total: int, local: dict[int, tuple[bytes, bytes]], rest: Iterable[tuple[bytes, bytes]]
+) -> Iterator[tuple[bytes, bytes]]:
+    """The results of ``total`` jobs in order: those of ``local`` by index, the others from ``rest``."""
+    others = iter(rest)
+    for i in range(total):
+        yield local[i] if i in local else next(others)
 
 
 class RepoIndex:
@@ -242,8 +259,12 @@ class RepoIndex:
         elif workers <= 1:
             results = map(build_job, todo)
         else:
+            # the first file of each language here: its lexer tables are built once, in this
+            # process, and the pool's forked workers start with them
+            local = {i: build_job(todo[i]) for i in _first_of_each_language(todo)}
+            rest = [job for i, job in enumerate(todo) if i not in local]
             pool = worker_pool(workers)
-            results = pool.map(build_job, todo, chunksize=8)
+            results = _in_order(len(todo), local, pool.map(build_job, rest, chunksize=8))
         try:
             for done, (sha, (light, heavy)) in enumerate(zip(shas, results), 1):
                 self.store.set_encoded(self._key("light", sha), light)

@@ -98,3 +98,23 @@ def test_findings_equal_a_per_path_build(copies: pathlib.Path, tmp_path: pathlib
         alone = scan(tmp_path / "alone")
     assert len(shared) > 5
     assert shared == alone
+
+
+def test_a_pool_build_equals_a_serial_one(copies: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """The first file of each language is built here, the others in the pool: same entries."""
+    many = tmp_path / "many"
+    for k in range(3):  # enough distinct contents for the pool
+        for file in sorted(copies.glob("copy0/*")):
+            target = many / f"v{k}" / file.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            mark = "#" if file.suffix == ".py" else "//"
+            target.write_bytes(file.read_bytes() + f"\n{mark} {k}\n".encode())
+    files = list_files(str(many), CONFIG)
+    with Store(str(tmp_path / "c1")) as s1, Store(str(tmp_path / "c2")) as s2:
+        serial = RepoIndex(str(many), CONFIG, s1, jobs=1)
+        pooled = RepoIndex(str(many), CONFIG, s2, jobs=2)
+        assert serial.refresh(files).tokenized == pooled.refresh(files).tokenized == 30
+        assert {s.entry.language for s in pooled.files.values()} == {"python", "javascript"}
+        for rel, state in serial.files.items():
+            assert pooled.files[rel].entry.light_json() == state.entry.light_json(), rel
+            assert pooled.heavy(rel) == serial.heavy(rel), rel
