@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from crystal_lsp.clones.align.duplicates import Member
 from crystal_lsp.clones.align.pairs import Memo
+from crystal_lsp.clones.align.pooled import Pool
 from crystal_lsp.clones.align.seeds import I64, Bools, FileSeeds, SeedTable
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.languagesets import LanguageSets
@@ -70,6 +71,8 @@ class Finder(Protocol):
     shadow: Shadow | None
     memos: dict[str, Memo]
     """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
+    pool: Pool | None
+    """Worker processes for chain outcomes (:mod:`crystal_lsp.clones.align.pooled`), if any."""
 
 
 @dataclass
