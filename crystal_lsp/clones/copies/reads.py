@@ -7,7 +7,8 @@ contents, the regions and the settings, so a rescan after one file changed need 
 tokens of every other file again: :class:`Reads` keeps them by file content digest and region
 (paths in the key too: the evidence reads them), in memory for a long-lived finder and in the
 store for the next process. A full scan keeps only what it read, so the memo never outgrows
-the findings.
+the findings; an in-memory override (an editor's buffer, a staged blob) is read afresh and
+never kept.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FORMAT = 1
-MEMORY_LIMIT = 200_000
-"""Entries a finder keeps between full scans (focused searches only add): then it starts over."""
+MEMORY_LIMIT = 20_000
+"""Entries a finder keeps between full scans (focused searches only add): then it starts over.
+
+Only files on disk are kept (an editor's buffer changes with every keystroke)."""
 _FIELDS = tuple(f.name for f in fields(Evidence))
 _REGION_FIELDS = tuple(f.name for f in fields(Region))
 Decision = tuple["RegionPair | None", frozenset[str]]
@@ -215,6 +218,9 @@ def pair_key(work: Workset, pair: RegionPair) -> str:
 
 def region_digests(work: Workset, region: Region) -> tuple[str, str]:
     """:func:`region_sha` and :func:`region_norm_sha` of a region (kept by content)."""
+    if _override(work, region.path):
+        heavy = work.side(work.ids[region.path]).heavy
+        return region_sha(heavy, region), region_norm_sha(heavy, region)
     reads = reads_of(work)
     sha = work.finder.index.files[region.path].sha
     key = f"{sha}\0{region.start}\0{region.end}"
@@ -230,6 +236,8 @@ def kept_evidence(
     work: Workset, pair: RegionPair, read: Callable[[Workset, RegionPair], Evidence]
 ) -> Evidence:
     """``read(work, pair)``, kept by content (:func:`pair_key`)."""
+    if _override(work, pair.a.path) or _override(work, pair.b.path):
+        return read(work, pair)
     reads = reads_of(work)
     key = pair_key(work, pair)
     found = reads.get_evidence(key)
@@ -237,6 +245,11 @@ def kept_evidence(
         found = read(work, pair)
         reads.put_evidence(key, found)
     return found
+
+
+def _override(work: Workset, path: str) -> bool:
+    """Whether a file is an in-memory override: its contents come and go, it is not kept."""
+    return work.finder.index.files[path].override
 
 
 Span = tuple[int, int]
@@ -251,9 +264,11 @@ def kept_decision(
     What the decision adds to ``out.digests`` (the scores worth keeping) is kept with it and
     added again when it is reused.
     """
+    path_a, path_b = work.paths[fa], work.paths[fb]
+    if _override(work, path_a) or _override(work, path_b):
+        return decide(work, fa, fb, span_a, span_b, out)
     reads = reads_of(work)
     files = work.finder.index.files
-    path_a, path_b = work.paths[fa], work.paths[fb]
     key = (
         f"{work.state.sets.fingerprint}\2{files[path_a].sha}\0{path_a}\0{span_a[0]}\0{span_a[1]}"
         f"\1{files[path_b].sha}\0{path_b}\0{span_b[0]}\0{span_b[1]}"

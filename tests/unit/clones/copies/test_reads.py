@@ -16,6 +16,7 @@ import pytest
 
 from crystal_lsp.clones.copies import reads
 from crystal_lsp.clones.files import list_files
+from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.index.repo import RepoIndex
 from crystal_lsp.clones.scan import ScanResult, run_scan
 from crystal_lsp.clones.settings import ScanConfig
@@ -126,3 +127,35 @@ def test_the_memo_keeps_only_what_the_last_full_scan_read(
     assert "stale" not in doc["evidence"]
     assert doc["format"] == reads.FORMAT
     assert json.dumps(doc)  # plain JSON
+
+
+def test_an_editors_buffer_is_not_kept(corpus: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """A search with an override (an unsaved buffer) reads it afresh and keeps nothing of it."""
+    edited = corpus / EDITED
+    buffer = edited.read_bytes() + b"\n\ndef added(value):\n    return value + 1\n"
+    with Store(str(tmp_path / "cache")) as store:
+        index = RepoIndex(str(corpus), CONFIG, store, jobs=1)
+        finder = CloneFinder(index)
+        paths = list_files(str(corpus), CONFIG)
+
+        def scan_with(overrides: dict[str, bytes] | None) -> ScanResult:
+            return run_scan(
+                str(corpus),
+                paths,
+                CONFIG,
+                overrides=overrides,
+                use_cache=False,
+                index=index,
+                finder=finder,
+            )
+
+        first = scan_with(None)
+        with_buffer = scan_with({EDITED: buffer})
+        sha = index.files[EDITED].sha
+        assert index.files[EDITED].override
+        memo = finder.workset("python").state.reads  # the memo the search with the buffer used
+        assert isinstance(memo, reads.Reads) and memo.size()
+        kept = [*memo.evidence, *memo.digests, *memo.decisions]
+        assert not [key for key in kept if sha in key]
+    assert any(loc.path == EDITED for f in with_buffer.findings for loc in f.locations)
+    assert found(first)
