@@ -108,7 +108,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     p.add_argument(
-        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
+        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: the idle CPUs)"
     )
     add_engine_options(p, "tokenizing, S counting and pair scoring")
     add_format(p)

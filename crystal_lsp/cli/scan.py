@@ -77,7 +77,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--no-cache", action="store_true", help="ignore cached results (the index is still reused)"
     )
-    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: all CPUs)")
+    p.add_argument("--jobs", type=JOBS, help="tokenizer processes (default: the idle CPUs)")
     add_engine_options(p, "tokenizing, S-set counting and pair scoring")
     _add_report_options(p)
     add_progress(p)

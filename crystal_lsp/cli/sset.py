@@ -103,7 +103,7 @@ def _add_selection(b: argparse.ArgumentParser) -> None:
     )
     b.add_argument("--keep-comments", action="store_true", help="keep comment tokens")
     b.add_argument(
-        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: all CPUs)"
+        "--jobs", type=JOBS, default=None, help="tokenizer processes (default: the idle CPUs)"
     )
     b.add_argument(
         "--max-bytes",

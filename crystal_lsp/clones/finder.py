@@ -51,6 +51,7 @@ from crystal_lsp.clones.align.duplicates import (
     without_spans,
 )
 from crystal_lsp.clones.align.pairs import Memo
+from crystal_lsp.clones.align.pooled import Pool
 from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
 from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.findings import Finding, LineFocus
@@ -116,6 +117,8 @@ class CloneFinder:
         self._disk: tuple[object, set[str]] | None = None
         self.memos: dict[str, Memo] = {}
         """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
+        self.pool: Pool | None = None
+        """Worker processes for chain outcomes (a one-shot scan's, :mod:`.align.pooled`)."""
 
     def find(
         self, focus: LineFocus | None = None, progress: Progress | None = None

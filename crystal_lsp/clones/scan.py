@@ -167,6 +167,7 @@ def _computed(
     finder: CloneFinder | None,
 ) -> ScanResult:
     """The index brought to the snapshot, and the clone classes found in it."""
+    from crystal_lsp.clones.align.pooled import Pool
     from crystal_lsp.clones.finder import CloneFinder
 
     stats = index.load(snap, progress)
@@ -182,7 +183,9 @@ def _computed(
     )
     focus = focus_of(index, focus_lines) if focus_lines is not None else None
     if focus is None or focus:
-        finder = finder if finder is not None and finder.index is index else CloneFinder(index)
+        if finder is None or finder.index is not index:
+            finder = CloneFinder(index)
+            finder.pool = Pool(index.jobs)  # a finder of this scan alone: workers may fork
         _collect(result, finder.find(focus, progress))
     result.findings = sort_findings(result.findings)
     return result

@@ -19,6 +19,7 @@ from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.plan import Plan
 from crystal_lsp.clones.align.wholes import whole_copies
 from crystal_lsp.clones.align.workset import Copies, Workset
+from crystal_lsp.clones.copies import reads
 from crystal_lsp.clones.copies.build import findings_of
 from crystal_lsp.clones.copies.classes import distinct_pairs
 from crystal_lsp.clones.findings import LineFocus
@@ -67,6 +68,8 @@ def find_copies(work: Workset, focus: LineFocus | None, progress: Progress | Non
     if focus is not None and not focus_done:
         accepted = _reaching(accepted, focus)
     out.findings, folded = findings_of(work, distinct_pairs(accepted), focus, out)
+    if full:
+        reads.save(work)
     out.filtered.update(folded)
     out.time("grouping", started)
     return out

@@ -49,7 +49,21 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
 
 
 def default_jobs() -> int:
-    """Worker processes to use by default: the CPUs this process may run on."""
+    """Worker processes to use by default: the CPUs this process may run on that are idle.
+
+    A machine whose load average already keeps its CPUs busy gets no more processes than it
+    has idle CPUs (at least one): more would only add their start-up to the CPU time.
+    """
+    cpus = available_cpus()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - no load average
+        load = 0.0
+    return max(1, min(cpus, cpus - int(load)))
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux

@@ -121,12 +121,14 @@ def _candidates(
     memo = work.chain_memo
     found: list[Found] = []
     origin: list[Chain] = []
-    for chain in chains:
+    pool = work.finder.pool
+    pooled = pool.outcomes(work, chains, _outcome) if pool is not None and memo is None else None
+    for k, chain in enumerate(chains):
         key = work.pair_key(chain.fa, chain.fb)
         other = _other(work, memo, chain)
         outcome = memo.get(chain, other) if memo is not None and other is not None else None
         if outcome is None:
-            outcome = _outcome(work, chain)
+            outcome = pooled[k] if pooled is not None else _outcome(work, chain)
         if memo is not None and other is not None:
             side = work.side(memo.fid)
             memo.put(chain, other, outcome, Sides(side.entry, side.heavy))

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from crystal_lsp.clones.align.duplicates import Member
 from crystal_lsp.clones.align.pairs import Memo
+from crystal_lsp.clones.align.pooled import Pool
 from crystal_lsp.clones.align.seeds import I64, Bools, FileSeeds, SeedTable
 from crystal_lsp.clones.index import RepoIndex
 from crystal_lsp.clones.index.languagesets import LanguageSets
@@ -70,6 +71,8 @@ class Finder(Protocol):
     shadow: Shadow | None
     memos: dict[str, Memo]
     """Parsed pair records of full scans by key (:mod:`crystal_lsp.clones.align.reuse`)."""
+    pool: Pool | None
+    """Worker processes for chain outcomes (:mod:`crystal_lsp.clones.align.pooled`), if any."""
 
 
 @dataclass
@@ -123,6 +126,8 @@ class LanguageState:
     noise_prefix: tuple[npt.NDArray[np.int32], I64] | None = None
     """Prefix sums of every disk file's normalized noise mask, one after the other, and where
     each file's sums begin (see ``Workset.run_weights``)."""
+    reads: object = None
+    """What findings read off tokens, by content (``crystal_lsp.clones.copies.reads``)."""
 
     def by_sha(self, sha: Callable[[int], str]) -> dict[str, list[int]]:
         """The disk files by content digest (``sha(i)``: the digest of file ``i``)."""

@@ -61,7 +61,7 @@ def whole_copies(
             continue
         copied = min(_unit_copied(work, x, rep), _unit_copied(work, y, other))
         if copied < min_copied:
-            out.filtered[main_noise_kind(work.side(x).entry, [(rep.meta.start, rep.meta.end)])] += 1
+            out.filtered[main_noise_kind(work.entry(x), [(rep.meta.start, rep.meta.end)])] += 1
             continue
         items = (
             work.item(x, rep.meta.start, rep.meta.end, rep.meta.sha),
@@ -136,6 +136,6 @@ def _identical(
 
 
 def _unit_copied(work: Workset, i: int, unit: Unit) -> int:
-    side = work.side(i)
-    a, b = side.entry.normalized_span(unit.meta.start, unit.meta.end)
-    return int((~side.noise[a:b]).sum()) if len(side.noise) else b - a
+    noise = work.noise(i)  # of the entry alone: no tokens loaded
+    a, b = work.entry(i).normalized_span(unit.meta.start, unit.meta.end)
+    return int((~noise[a:b]).sum()) if len(noise) else b - a

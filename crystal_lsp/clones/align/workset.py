@@ -231,6 +231,10 @@ class Workset:
             return self.extra[i]
         return self.changed.get(i, self.state.seeds[i])
 
+    def entry(self, i: int) -> Entry:
+        """The index entry of file ``i`` (its snippets; no tokens loaded)."""
+        return self.finder.index.files[self.paths[i]].entry
+
     def side(self, i: int) -> Side:
         """What a candidate needs of file ``i`` (tokens loaded on first use)."""
         found = self._sides.get(i)

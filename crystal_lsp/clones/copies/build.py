@@ -25,7 +25,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.align.alignment import decide_spans
-from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
 from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly
@@ -34,6 +33,7 @@ from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
+from crystal_lsp.clones.copies.reads import kept_decision, kept_evidence, region_digests
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
@@ -58,7 +58,8 @@ def findings_of(
 
     def decide(a1: Region, b1: Region, a2: Region, b2: Region) -> RegionPair | None:
         fa, fb = work.ids[a1.path], work.ids[b1.path]
-        return decide_spans(work, fa, fb, (a1.start, a2.end), (b1.start, b2.end), out)
+        spans = (a1.start, a2.end), (b1.start, b2.end)
+        return kept_decision(work, fa, fb, *spans, out, decide_spans)
 
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)
@@ -149,7 +150,7 @@ def _without_repetitive(
     for pair in pairs:
         a, b = pair.a, pair.b
         if a.path == b.path and not (a.whole and b.whole):
-            snippets = work.side(work.ids[a.path]).entry.snippets
+            snippets = work.entry(work.ids[a.path]).snippets
             around_a = enclosing(snippets, a.start, a.end)
             close = abs(b.first_line - a.last_line) - 1 <= max(a.lines, b.lines)
             if close and around_a == enclosing(snippets, b.start, b.end):
@@ -170,7 +171,7 @@ class _Evidences:
         key = (pair.a, pair.b)
         found = self.seen.get(key)
         if found is None:
-            found = self.seen[key] = _evidence(self.work, pair)
+            found = self.seen[key] = kept_evidence(self.work, pair, _evidence)
         return found
 
 
@@ -294,7 +295,7 @@ def hull(work: Workset, regions: Sequence[Region]) -> Region:
     last = max(regions, key=lambda r: (r.end, -r.start))
     if first.start == last.start and first.end == last.end:
         return first
-    snippets = work.side(work.ids[first.path]).entry.snippets
+    snippets = work.entry(work.ids[first.path]).snippets
     unit = enclosing(snippets, first.start, last.end)
     whole = unit >= 0 and (snippets[unit].start, snippets[unit].end) == (first.start, last.end)
     return Region(
@@ -320,7 +321,7 @@ class _TopUnits:
     def __call__(self, region: Region) -> tuple[str, int]:
         units = self.of.get(region.path)
         if units is None:
-            snippets = self.work.side(self.work.ids[region.path]).entry.snippets
+            snippets = self.work.entry(self.work.ids[region.path]).snippets
             units = self.of[region.path] = top_units(snippets)
         return region.path, top_unit_at(units, region.start)
 
@@ -365,13 +366,12 @@ def top_unit_naive(snippets: Sequence[SnippetMeta], at: int) -> int:
 
 def location(work: Workset, region: Region) -> Location:
     """The reported form of a region (see the module docstring)."""
-    side = work.side(work.ids[region.path])
-    entry, heavy = side.entry, side.heavy
+    entry = work.entry(work.ids[region.path])
     unit = entry.snippets[region.unit] if region.unit >= 0 else None
     place = (region.path, region.first_line, region.first_col, region.last_line, region.last_col)
     if region.whole and unit is not None:
         return Location(*place, unit.kind, unit.name, region.tokens, unit.sha, unit.norm_sha)
-    sha, norm = region_sha(heavy, region), region_norm_sha(heavy, region)
+    sha, norm = region_digests(work, region)
     if region.whole:
         return Location(*place, FILE, "", region.tokens, sha, norm)
     if unit is None:

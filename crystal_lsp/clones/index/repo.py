@@ -16,7 +16,8 @@ import logging
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from crystal_lsp.clones.index.languagesets import LanguageSets, is_current, language_sets
 from crystal_lsp.clones.index.state import (
@@ -47,6 +48,23 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
+
+
+def _first_of_each_language(jobs: list[BuildJob]) -> list[int]:
+    """The index of the first job of each language."""
+    first: dict[str | None, int] = {}
+    for i, job in enumerate(jobs):
+        first.setdefault(job[2], i)
+    return sorted(first.values())
+
+
+def _in_order(
+    total: int, local: dict[int, tuple[bytes, bytes]], rest: Iterable[tuple[bytes, bytes]]
+) -> Iterator[tuple[bytes, bytes]]:
+    """The results of ``total`` jobs in order: those of ``local`` by index, the others from ``rest``."""
+    others = iter(rest)
+    for i in range(total):
+        yield local[i] if i in local else next(others)
 
 
 class RepoIndex:
@@ -133,13 +151,14 @@ class RepoIndex:
         """The files whose entries are known (current or cached), and those to tokenize."""
         states: dict[str, FileState] = {}
         to_build: list[tuple[str, str, bytes | None]] = []
+        docs: dict[str, Any] = {}  # one read per content, whatever its paths
         for rel, (sha, data) in snap.contents.items():
             current = self.files.get(rel)
             if current is not None and current.sha == sha:
                 states[rel] = current
                 stats.reused += 1
                 continue
-            doc = self.store.get(self._key("light", sha))
+            doc = docs[sha] if sha in docs else docs.setdefault(sha, self._light(sha))
             entry = None
             if isinstance(doc, dict) and "skip" in doc:
                 skipped.append((rel, str(doc["skip"])))
@@ -211,27 +230,46 @@ class RepoIndex:
         skipped: list[tuple[str, str]],
         progress: Progress | None,
     ) -> list[tuple[str, str, Entry]]:
+        """Tokenize the new contents: each distinct content (and language) once, whatever its paths."""
         prepared, shas = self._prepare(jobs, skipped)
-        out: list[tuple[str, str, Entry]] = []
-        total = len(prepared)
+        distinct: dict[tuple[str, str | None], int] = {}
+        todo: list[BuildJob] = []
+        for job, sha in zip(prepared, shas):
+            if (sha, job[2]) not in distinct:
+                distinct[(sha, job[2])] = len(todo)
+                todo.append(job)
+        built = self._run_jobs(todo, [s for (s, _) in distinct], progress)
+        return [
+            (job[0], sha, Entry.from_light_json(built[distinct[(sha, job[2])]]))
+            for job, sha in zip(prepared, shas)
+        ]
+
+    def _run_jobs(
+        self, todo: list[BuildJob], shas: list[str], progress: Progress | None
+    ) -> list[dict[str, Any]]:
+        """:func:`build_job` of each job (in the pool when there are many), stored by digest."""
+        out: list[dict[str, Any]] = []
+        total = len(todo)
         workers = min(self.jobs, max(1, total // _MIN_PARALLEL))
         results: Iterable[tuple[bytes, bytes]]
-        elsewhere = self.engine.map_build_jobs(prepared)
+        elsewhere = self.engine.map_build_jobs(todo)
         pool = None
         if elsewhere is not None:
             results = elsewhere
         elif workers <= 1:
-            results = map(build_job, prepared)
+            results = map(build_job, todo)
         else:
+            # the first file of each language here: its lexer tables are built once, in this
+            # process, and the pool's forked workers start with them
+            local = {i: build_job(todo[i]) for i in _first_of_each_language(todo)}
+            rest = [job for i, job in enumerate(todo) if i not in local]
             pool = worker_pool(workers)
-            results = pool.map(build_job, prepared, chunksize=8)
+            results = _in_order(len(todo), local, pool.map(build_job, rest, chunksize=8))
         try:
-            for done, ((rel, *_), sha, (light, heavy)) in enumerate(
-                zip(prepared, shas, results), 1
-            ):
+            for done, (sha, (light, heavy)) in enumerate(zip(shas, results), 1):
                 self.store.set_encoded(self._key("light", sha), light)
                 self.store.set_encoded(self._key("heavy", sha), heavy)
-                out.append((rel, sha, Entry.from_light_json(decode(light))))
+                out.append(decode(light))
                 self._pending_heavy[sha] = heavy
                 if progress is not None:
                     progress("tokenizing", done, total)
@@ -241,6 +279,9 @@ class RepoIndex:
                 # wait for every queued file
                 pool.shutdown(cancel_futures=True)
         return out
+
+    def _light(self, sha: str) -> Any:
+        return self.store.get(self._key("light", sha))
 
     def cached_entry(self, sha: str) -> Entry | None:
         """The stored index entry of a file content (any earlier one), if the cache has it."""

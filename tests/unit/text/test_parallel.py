@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from crystal_lsp.text import parallel
 from crystal_lsp.text.parallel import chunked, tokenize_many
 from crystal_lsp.text.tokens import tokenize
 
@@ -33,3 +36,10 @@ def test_process_pool_equals_serial() -> None:
 
 def test_chunked() -> None:
     assert [len(c) for c in chunked(JOBS, 50)] == [50, 50, 32]
+
+
+def test_the_default_jobs_leave_a_loaded_machine_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "available_cpus", lambda: 4)
+    for load, jobs in ((0.0, 4), (0.9, 4), (1.2, 3), (3.5, 1), (18.0, 1)):
+        monkeypatch.setattr(parallel.os, "getloadavg", lambda load=load: (load, load, load))
+        assert parallel.default_jobs() == jobs, load
