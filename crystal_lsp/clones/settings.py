@@ -126,7 +126,8 @@ class ScanConfig:
                 # 6: tokens of the text Pygments lexes (line ends made \n, one final line end)
                 # 7: and transpiler headers mark generated code
                 # 8: light entries packed (text/packing.py), line structure from text/layout.py
-                "format": 8,
+                # 9: units named from their definition (namespaces, export macros, callbacks)
+                "format": 9,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

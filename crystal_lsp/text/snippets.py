@@ -38,16 +38,24 @@ from crystal_lsp.text.keywords import (
 )
 from crystal_lsp.text.layout import false_runs, indented_lines
 
-FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
+FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA, NAMESPACE = (
     "function",
     "class",
     "block",
     "statements",
     "imports",
     "data",
+    "namespace",
 )
-CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS})
-_TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA})
+CONTAINERS = frozenset({FUNCTION, CLASS, NAMESPACE})
+"""The kinds of named definitions: what a line of code is said to lie in."""
+CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS, NAMESPACE})
+_TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA, NAMESPACE})
+_ACCESS = frozenset({"public", "private", "protected", "signals", "slots"})
+CALLBACK = " callback"
+"""How a function literal passed to a call is named: ``Run callback``, ``describe callback``."""
+ANONYMOUS = "(anonymous)"
+"""The name of a definition that has none (``namespace {``, ``go func() {``)."""
 MAX_RUN_LINES = 60
 MAX_NESTING = 32
 _OPEN, _CLOSE = "([{", ")]}"
@@ -178,7 +186,7 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             header_start = boundary[-1] + 1
             kind, name = _classify_header(texts, cats, header_start, i)
             stack.append((header_start, i, kind, name))
-            containers.append(containers[-1] + (kind in (FUNCTION, CLASS)))
+            containers.append(containers[-1] + (kind in CONTAINERS))
             boundary.append(i)
             parens.append(0)
         elif text == "}":
@@ -198,12 +206,18 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             parens[-1] = max(0, parens[-1] - 1)
         elif text == ";" and parens[-1] == 0:
             boundary[-1] = i
+        elif text == ":" and parens[-1] == 0 and i and texts[i - 1] in _ACCESS:
+            boundary[-1] = i  # C++'s `public:` belongs to no member's signature
     while stack:  # unclosed braces: the unit runs to the end of the file
         header_start, _, kind, name = stack.pop()
         containers.pop()
         if len(stack) < MAX_NESTING:
             units.append((header_start, len(texts), kind, name, containers[-1]))
-    return [u for u in units if u[2] in (FUNCTION, CLASS) or (u[4] == 0 and u[2] in (BLOCK, DATA))]
+    return [
+        u if u[3] or u[2] not in CONTAINERS else (*u[:3], ANONYMOUS, u[4])
+        for u in units
+        if u[2] in CONTAINERS or (u[4] == 0 and u[2] in (BLOCK, DATA))
+    ]
 
 
 def _skip_annotations(texts: Sequence[str], cats: str, start: int, end: int) -> int:
@@ -237,8 +251,8 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
     ):
         return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
     if _anonymous_class(texts, start, end):
-        return CLASS, ""  # `new Runnable() {`, also after `return` or `=`
-    if first in CONTROL_KEYWORDS and first not in ("static", "new"):
+        return CLASS, _anonymous_class_name(texts, start, end)  # `new Runnable() {`
+    if first in CONTROL_KEYWORDS and first not in ("static", "new", "return", "throw"):
         return "control", ""
     if last == "=>":
         for j in header:
@@ -247,18 +261,22 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
         return FUNCTION, _callee_name(texts, cats, start, end) or _name_before_paren(
             texts, cats, start, end
         )
+    opened = _innermost_open(texts, start, end)
+    if opened >= 0:  # the block is an argument or an element: `f(x, func() {`, `f(T{`
+        return _argument_block(texts, cats, start, opened, end)
     for j in header:
         text = texts[j]
         if text == "(":
             break
         if text in CLASS_KEYWORDS and cats[j] in "KN":
-            return CLASS, _next_name(texts, cats, j + 1, end)
+            kind = NAMESPACE if text == "namespace" else CLASS
+            return kind, _class_name(texts, cats, j, end)
     for j in header:
         if texts[j] == "(" and j > start and texts[j - 1] not in FUNCTION_KEYWORDS:
             break  # a parameter named `fn` or `func` is no keyword
         if texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN":
             name = _name_before_paren(texts, cats, j, end)
-            return FUNCTION, name or _callee_name(texts, cats, start, j)
+            return FUNCTION, name or _assigned_name(texts, cats, start, j)
     if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
         return DATA, ""
     if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
@@ -266,6 +284,130 @@ def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> t
             texts, cats, start, end
         )
     return BLOCK, ""
+
+
+def _innermost_open(texts: Sequence[str], start: int, end: int) -> int:
+    """The index of the innermost ``(`` or ``[`` of the header left open at its end, or -1."""
+    opened: list[int] = []
+    for j in range(start, end):
+        if texts[j] in ("(", "["):
+            opened.append(j)
+        elif texts[j] in (")", "]") and opened:
+            opened.pop()
+    return opened[-1] if opened else -1
+
+
+def _argument_block(
+    texts: Sequence[str], cats: str, start: int, opened: int, end: int
+) -> tuple[str, str]:
+    """A block inside an open call or list: a function literal passed on, or a data literal.
+
+    A function literal is named after the variable it is assigned to (``handler =
+    useCallback(...)``), else after the call it is an argument of (``Run callback`` for Go's
+    ``t.Run("case", func(t *testing.T) {``); the name of the called function is never the
+    block's own name (Go's ``t.Logf("%v", T{...})`` holds no function ``Logf``).
+    """
+    depth, arg = 0, opened + 1
+    for j in range(opened + 1, end):
+        depth += texts[j] in ("(", "[")
+        depth -= texts[j] in (")", "]")
+        if depth == 0 and texts[j] == ",":
+            arg = j + 1
+    if arg >= end:
+        return DATA, ""
+    literal = (
+        texts[end - 1] in (")", "->", "|")
+        or (end - arg >= 2 and texts[end - 2] == "-" and texts[end - 1] == ">")  # Java's `->`
+        or any(texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN" for j in range(arg, end))
+        or "->" in texts[arg:end]
+    )
+    if not literal:
+        return DATA, ""
+    assigned = _assigned_name(texts, cats, start, opened)
+    if assigned:
+        return FUNCTION, assigned
+    if texts[opened] == "(" and opened > start and cats[opened - 1] in "NAB":
+        return FUNCTION, f"{texts[opened - 1]}{CALLBACK}"
+    return FUNCTION, ""
+
+
+def _assigned_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
+    """``handler`` for ``const handler = ...``: the name before the header's first ``=``."""
+    for j in range(start + 1, end):
+        if texts[j] in ("(", "["):
+            return ""
+        if texts[j] == "=" and cats[j] == "O":
+            return texts[j - 1] if cats[j - 1] in "NA" else ""
+    return ""
+
+
+_CLASS_STOPS = frozenset({"extends", "implements", "where", "with", "for", "final", "sealed"})
+
+
+def _class_name(texts: Sequence[str], cats: str, keyword: int, end: int) -> str:
+    """The name a class, struct, impl or namespace header declares after ``keyword``.
+
+    Export macros and attributes before the name are skipped (``class EXPORT_API Foo``,
+    ``struct __declspec(dllexport) Foo``, ``class [[nodiscard]] Foo``: the name is the last
+    word before the base list, type parameters or body), qualified names are kept whole
+    (``namespace a::b``, ``namespace Acme.Tools``), and a Rust ``impl Trait for Type`` is the
+    type's.
+    """
+    if texts[keyword] == "impl":
+        for j in range(keyword + 1, end):
+            if texts[j] == "for" and cats[j] in "KN":
+                return _class_name(texts, cats, j, end)
+    names: list[str] = []
+    j = keyword + 1
+    if texts[keyword] == "impl" and j < end and texts[j] == "<":
+        j = _skip_group(texts, j, end, "<", ">")
+    while j < end:
+        text = texts[j]
+        if text in ("(", "[") and (not names or _macro_like(names[-1])):
+            j = _skip_group(texts, j, end, text, ")" if text == "(" else "]")
+            continue
+        if text in (".", "::") and names and j + 1 < end and cats[j + 1] in "NAB":
+            names[-1] += text + texts[j + 1]
+            j += 2
+            continue
+        if text in _CLASS_STOPS or (cats[j] not in "NAB" and text not in CLASS_KEYWORDS):
+            if cats[j] not in "K" or text in _CLASS_STOPS:
+                break
+        elif cats[j] in "NAB" and text not in CLASS_KEYWORDS:
+            names.append(text)
+        j += 1
+    return names[-1] if names else ""
+
+
+def _macro_like(name: str) -> bool:
+    """An export macro or compiler attribute: ``EXPORT_API``, ``__declspec``, ``alignas``."""
+    return name.startswith("__") or name.isupper() or name in ("alignas", "DECLSPEC")
+
+
+def _skip_group(texts: Sequence[str], j: int, end: int, open_: str, close: str) -> int:
+    """The index after the group opened at ``j`` (its matching ``close``)."""
+    depth = 0
+    while j < end:
+        depth += texts[j] == open_
+        depth -= texts[j] == close
+        j += 1
+        if depth <= 0:
+            break
+    return j
+
+
+def _anonymous_class_name(texts: Sequence[str], start: int, end: int) -> str:
+    """``anonymous Runnable`` for a header ending in ``new Runnable() {``."""
+    for j in range(end - 1, start - 1, -1):
+        if texts[j] == "new":
+            k = j + 1
+            name = ""
+            while k < end and texts[k] not in ("(", "<"):
+                if texts[k][:1].isalnum() or texts[k][:1] == "_":
+                    name = texts[k]
+                k += 1
+            return f"anonymous {name}" if name else ""
+    return ""
 
 
 def _anonymous_class(texts: Sequence[str], start: int, end: int) -> bool:
@@ -312,7 +454,7 @@ def _callee_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
             opened.pop()
     for j in reversed(opened):
         if j > start and cats[j - 1] in "NAB":
-            return f"{texts[j - 1]} callback"
+            return f"{texts[j - 1]}{CALLBACK}"
     return ""
 
 
@@ -410,6 +552,8 @@ def _indented_units(
         if m < len(logical) and logical[m][1] == indent and texts[logical[m][0]] == "end":
             end = firsts[m + 1] if m + 1 < len(logical) else len(texts)
         name_index = tok + (2 if word in ("local", "async") else 1)
+        if texts[name_index : name_index + 2] in (["self", "."], ("self", ".")):
+            name_index += 2  # Ruby's `def self.build`
         name = texts[name_index] if name_index < len(texts) and cats[name_index] in "NAB" else ""
         while open_units and open_units[-1][0] >= indent:
             open_units.pop()

@@ -22,7 +22,7 @@ import numpy as np
 
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta
 from crystal_lsp.text.noise import DECORATOR, EXPORT, IMPORT, SIGNATURE
-from crystal_lsp.text.snippets import CLASS, FUNCTION
+from crystal_lsp.text.snippets import CONTAINERS
 
 HEADER_KINDS = (SIGNATURE, DECORATOR)
 EDGE_KINDS = (IMPORT, EXPORT)
@@ -109,7 +109,7 @@ class EntryFacts:
     """The units and noise ranges of an index entry that snapping reads."""
 
     def __init__(self, entry: Entry) -> None:
-        self.units: list[SnippetMeta] = [m for m in entry.snippets if m.kind in (FUNCTION, CLASS)]
+        self.units: list[SnippetMeta] = [m for m in entry.snippets if m.kind in CONTAINERS]
         """Functions and classes, in the entry's order."""
         self.headers = [(a, b) for a, b, kind in entry.noise if kind in HEADER_KINDS]
         """Token ranges of signatures and decorators."""
@@ -118,7 +118,7 @@ class EntryFacts:
         self.snippets = entry.snippets
         self._starts = np.array([m.start for m in entry.snippets], dtype=np.int64)
         self._ends = np.array([m.end for m in entry.snippets], dtype=np.int64)
-        self._unit = [m.kind in (FUNCTION, CLASS) for m in entry.snippets]
+        self._unit = [m.kind in CONTAINERS for m in entry.snippets]
         self._near: dict[tuple[int, int], list[int]] = {}
         kinds = list(dict.fromkeys(kind for _, _, kind in entry.noise))
         at = {kind: k for k, kind in enumerate(kinds)}

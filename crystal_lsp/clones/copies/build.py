@@ -37,7 +37,7 @@ from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import SnippetMeta
-from crystal_lsp.text.snippets import CLASS, FUNCTION
+from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.workset import Copies, Workset
@@ -376,6 +376,7 @@ def location(work: Workset, region: Region) -> Location:
         return Location(*place, FILE, "", region.tokens, sha, norm)
     if unit is None:
         return Location(*place, LINES, "", region.tokens, sha, norm)
+    unit = entry.snippets[named_definition(entry.snippets, region.unit)]
     return Location(
         *place,
         LINES,
@@ -388,3 +389,19 @@ def location(work: Workset, region: Region) -> Location:
         unit.first_line,
         unit.last_line,
     )
+
+
+def named_definition(snippets: Sequence[SnippetMeta], k: int) -> int:
+    """The unit lines in unit ``k`` are said to lie in: the nearest enclosing named definition.
+
+    Code inside a callback or an anonymous function (Go's ``t.Run("case", func(t) {...})``, a
+    closure passed to ``map``) lies in the function that defines it; ``k`` itself when no named
+    definition encloses it (a test suite of nested ``describe`` callbacks).
+    """
+    j = k
+    while j >= 0:
+        meta = snippets[j]
+        if meta.kind in CONTAINERS and meta.name != ANONYMOUS and not meta.name.endswith(CALLBACK):
+            return j
+        j = enclosing_strictly(snippets, j)
+    return k
