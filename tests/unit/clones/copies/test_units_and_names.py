@@ -65,3 +65,58 @@ def test_go_code_in_a_subtest_lies_in_the_test_function(tmp_path: pathlib.Path) 
     assert any(d.endswith(("function TestOpen", "function TestReopen")) for d in described), (
         described
     )
+
+
+WIDGET = """class EXPORT_API Widget : public Base {
+ public:
+  explicit Widget(int size) : size_(size), items_() {}
+
+  int total(const std::vector<int>& extra) const {
+    int sum = 0;
+    for (int item : items_) {
+      if (item > size_) {
+        sum += item * 2;
+      } else {
+        sum -= item;
+      }
+    }
+    for (size_t i = 0; i < extra.size(); ++i) {
+      sum += extra[i] % (size_ + 1);
+    }
+    return sum;
+  }
+
+ private:
+  int size_;
+  std::vector<int> items_;
+};
+
+double Widget::ratio(const Ledger& ledger, int window) const {
+  double weighted = 0.0;
+  int counted = 0;
+  for (const auto& entry : ledger.entries()) {
+    if (entry.age() > window || entry.voided()) {
+      continue;
+    }
+    weighted += entry.amount() / (1.0 + entry.age());
+    counted += entry.flags() & kAuditMask ? 2 : 1;
+  }
+  if (counted == 0) {
+    throw std::runtime_error("empty ledger window");
+  }
+  return weighted / counted;
+}
+"""
+
+
+def test_a_class_copied_into_a_header_and_a_source_is_found(tmp_path: pathlib.Path) -> None:
+    """Pygments lexes ``.h`` as C: a C++ header is lexed, and compared, as C++."""
+    files = {
+        "include/widget.h": f"#pragma once\n#include <vector>\n\n{WIDGET}",
+        "src/legacy.cc": f'#include "legacy.h"\n\nnamespace legacy {{\n\n{WIDGET}\n}}\n',
+    }
+    findings = find_all(tmp_path / "repo", files)
+    places = [sorted(loc.path for loc in f.locations) for f in findings]
+    assert ["include/widget.h", "src/legacy.cc"] in places
+    described = [loc.describe() for f in findings for loc in f.locations]
+    assert not any("EXPORT_API" in d for d in described), described
