@@ -14,6 +14,7 @@ comment-like literal) keeps its text: two docstrings correspond only when they s
 from __future__ import annotations
 
 import bisect
+import functools
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -55,6 +56,12 @@ class LineTable:
         self.firsts: list[int] = firsts
         self.ends: list[int] = [*firsts[1:], n] if n else []
         self._shapes: list[str | None] = [None] * len(firsts)
+
+    @functools.cached_property
+    def semicolons(self) -> bool:
+        """Whether the file ends its statements with ``;`` (else at line ends: Go, Kotlin, ...)."""
+        count = sum(1 for text in self.heavy.texts if text == ";")
+        return count >= 0.05 * len(self.firsts)
 
     def index(self, token: int) -> int:
         """The line (position in :attr:`firsts`) holding a token."""

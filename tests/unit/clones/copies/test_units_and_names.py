@@ -2,7 +2,8 @@
 
 Each test builds a small repository of one kind that real projects showed wrong (issues 30 and
 31): Go code inside ``t.Run`` subtests named after the call (``function Run``), composite
-literals inside calls named after the called function (``function Logf``).
+literals inside calls named after the called function (``function Logf``); a C++ class copied
+into a header and a source file.
 """
 
 from __future__ import annotations
@@ -61,10 +62,9 @@ def test_go_code_in_a_subtest_lies_in_the_test_function(tmp_path: pathlib.Path) 
     findings = find_all(tmp_path / "repo", files, show_similar=True)
     assert findings
     described = [loc.describe() for f in findings for loc in f.locations]
-    assert all("Run" not in d and "Logf" not in d and "len" not in d for d in described)
-    assert any(d.endswith(("function TestOpen", "function TestReopen")) for d in described), (
-        described
-    )
+    # the subtest, whole: named after the call it is passed to and the test that defines it
+    assert all(d.endswith(("TestOpen", "TestReopen")) for d in described), described
+    assert not any("Logf" in d or "len" in d for d in described), described
 
 
 WIDGET = """class EXPORT_API Widget : public Base {
@@ -120,3 +120,113 @@ def test_a_class_copied_into_a_header_and_a_source_is_found(tmp_path: pathlib.Pa
     assert ["include/widget.h", "src/legacy.cc"] in places
     described = [loc.describe() for f in findings for loc in f.locations]
     assert not any("EXPORT_API" in d for d in described), described
+
+
+# --- whole units as ranges ---------------------------------------------------------------------
+
+BODY = """        int checked = 0;
+        for (Entry<K, V> e = table[index(key)]; e != null; e = e.next) {
+            if (e.hash == hash && Objects.equals(e.key, key)) {
+                checked += e.weight;
+                e.touched = System.nanoTime();
+                if (checked > limit) {
+                    throw new IllegalStateException("over limit " + limit);
+                }
+                return e.value;
+            }
+            misses.incrementAndGet();
+        }
+        statistics.record(key, checked, misses.get());
+        return fallback.apply(key);
+"""
+
+
+def _java_class(name: str, method: str, first: str) -> str:
+    return (
+        f"public class {name}<K, V> {{\n"
+        f"    /** Looks the key up. */\n"
+        f"    public V {method}(Object key, int limit) {{\n"
+        f"{first}"
+        f"{BODY}"
+        "    }\n"
+        "}\n"
+    )
+
+
+def test_a_copy_of_most_of_a_method_is_the_method(tmp_path: pathlib.Path) -> None:
+    """The signature and the first lines were edited: the copy is still of the whole method."""
+    files = {
+        "Cache.java": _java_class(
+            "Cache",
+            "lookup",
+            '        Objects.requireNonNull(key, "key");\n'
+            "        int hash = spread(key.hashCode());\n"
+            "        lock.readLock().lock();\n",
+        ),
+        "Store.java": _java_class(
+            "Store",
+            "find",
+            "        if (key == null) {\n            return null;\n        }\n"
+            "        final int hash = key.hashCode() ^ seed;\n",
+        ),
+    }
+    (finding,) = find_all(tmp_path / "repo", files, show_similar=True)
+    assert sorted(loc.describe() for loc in finding.locations) == [
+        "function find",
+        "function lookup",
+    ]
+    # the signature included, the javadoc above it not (it is no part of the copy)
+    assert sorted(loc.first_line for loc in finding.locations) == [3, 3]
+
+
+BLOCK = """        rangeCheck(a.length, aFromIndex, aToIndex);
+        rangeCheck(b.length, bFromIndex, bToIndex);
+        int aLength = aToIndex - aFromIndex;
+        int bLength = bToIndex - bFromIndex;
+        int total = 0;
+        for (int k = 0; k < Math.min(aLength, bLength); k++) {
+            total += weights[k] * (a[aFromIndex + k] - b[bFromIndex + k]);
+            if (total > threshold) {
+                audit.warn("drift", k, total);
+            }
+        }
+        int i = ArraysSupport.mismatch(a, aFromIndex,
+                                       b, bFromIndex,
+"""
+
+
+def _compare(name: str, last_argument: str, before: list[str], after: list[str]) -> str:
+    lines = "".join(f"        {line}\n" for line in before)
+    rest = "".join(f"        {line}\n" for line in after)
+    return (
+        f"    static int {name}(int[] a, int aFromIndex, int aToIndex,\n"
+        f"            int[] b, int bFromIndex, int bToIndex, int threshold) {{\n"
+        f"{lines}{BLOCK}"
+        f"                                       {last_argument});\n"
+        f"{rest}"
+        "    }\n"
+    )
+
+
+def test_a_range_ends_where_a_statement_ends(tmp_path: pathlib.Path) -> None:
+    """The copy's last call differs in its last argument: the range stops before the call."""
+    first = _compare(
+        "compare",
+        "Math.min(aLength, bLength)",
+        [f'log.debug("compare step {i}", a.length + {i});' for i in range(12)],
+        [f"counters[{i}] += i * {i + 3};" for i in range(12)],
+    )
+    second = _compare(
+        "compareUnsigned",
+        "aLength - bLength + offset",
+        [f'trace("unsigned {i}", unsignedBase + b.length * {i});' for i in range(12)],
+        [f"histogram.add({i}, i - {i + 5});" for i in range(12)],
+    )
+    files = {"A.java": f"class A {{\n{first}}}\n", "B.java": f"class B {{\n{second}}}\n"}
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    sources = {path: text.splitlines() for path, text in files.items()}
+    for finding in findings:
+        for loc in finding.locations:
+            last = sources[loc.path][loc.last_line - 1].rstrip()
+            assert last.endswith((";", "{", "}")), (loc.describe(), last)
