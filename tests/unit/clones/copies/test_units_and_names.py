@@ -230,3 +230,29 @@ def test_a_range_ends_where_a_statement_ends(tmp_path: pathlib.Path) -> None:
         for loc in finding.locations:
             last = sources[loc.path][loc.last_line - 1].rstrip()
             assert last.endswith((";", "{", "}")), (loc.describe(), last)
+
+
+def test_lines_of_a_subtest_lie_in_the_test_function(tmp_path: pathlib.Path) -> None:
+    """A copy of part of a subtest is lines of the test function, not of ``Run`` or its callback."""
+    files = {
+        "a_test.go": _go_test(
+            "TestOpen",
+            "\tctx := context.Background()\n",
+            "".join(f'\t\tassertMetric(t, store, "open.{i}", {i}*{i + 7})\n' for i in range(40)),
+        ),
+        "b_test.go": _go_test(
+            "TestReopen",
+            "\tctx := context.TODO()\n",
+            "".join(
+                f'\t\tif got := store.Count("k{i}"); got != {i} {{\n\t\t\tt.Errorf("count {i}: %d", got)\n\t\t}}\n'
+                for i in range(14)
+            ),
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    described = [loc.describe() for f in findings for loc in f.locations]
+    assert described
+    assert all(d.startswith("lines ") for d in described), described
+    assert all(d.endswith(("of function TestOpen", "of function TestReopen")) for d in described), (
+        described
+    )
