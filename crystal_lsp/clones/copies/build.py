@@ -38,7 +38,7 @@ from crystal_lsp.clones.copies.repeats import merge_repeats
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.copies.units import as_whole_units
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
-from crystal_lsp.text.entries import SnippetMeta
+from crystal_lsp.text.entries import Entry, SnippetMeta
 from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
 
 if TYPE_CHECKING:
@@ -66,9 +66,9 @@ def findings_of(
     def decide_whole(a: Region, b: Region) -> RegionPair | None:
         return decide_regions(work, work.ids[a.path], work.ids[b.path], a, b, out)
 
-    def snippets(path: str) -> tuple[Sequence[SnippetMeta], Sequence[int]]:
+    def snippets(path: str) -> tuple[Entry, list[int]]:
         side = work.side(work.ids[path])
-        return side.entry.snippets, side.header
+        return side.entry, side.header
 
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)
