@@ -43,7 +43,7 @@ __all__ = ["DECISION_VERSION", "DEFAULT_EXCLUDE", "SECTION", "ScanConfig", "load
 SECTION = "crystal-lsp"
 # Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
 # S sets, pair scores and results from an older crystal-lsp are never reused.
-DECISION_VERSION = 4
+DECISION_VERSION = 8
 DISPLAY_ONLY = ("show_similar",)
 """Settings that choose what is shown of the findings: no part of the signature or caches."""
 
@@ -129,7 +129,8 @@ class ScanConfig:
                 # 7: and transpiler headers mark generated code
                 # 8: light entries packed (text/packing.py), line structure from text/layout.py
                 # 9: lone \r line ends are \n (LSP lines: text/lexinput.py unify_line_ends)
-                "format": 9,
+                # 10: units named from their definition (namespaces, export macros, callbacks)
+                "format": 10,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -309,6 +309,8 @@ def resolve_lexer(
     if filename:
         found = _lexer_for_suffix(os.path.basename(filename))
         if found is not None:
+            if source and filename.lower().endswith(".h") and is_cpp_header(source):
+                return _lexer_by_name("cpp")
             return found
     if source:
         found = lexer_for_shebang(source)
@@ -319,6 +321,27 @@ def resolve_lexer(
             if guessed is not None:
                 return guessed
     return _lexer_by_name(GENERIC)
+
+
+# What only C++ has: a class, namespace or template declaration, an access label, `std::`, or a
+# standard header without `.h` (`#include <vector>`).
+_CPP_MARKERS = re.compile(
+    r"^[ \t]*(?:class[ \t]+\w+(?:[ \t]+\w+)*[ \t]*(?:[:{;]|final\b|$)"
+    r"|struct[ \t]+\w+(?:[ \t]+\w+)*[ \t]*(?::(?!:)|final\b)"
+    r"|namespace\b(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<"
+    r"|(?:public|private|protected)[ \t]*:(?!:)|#[ \t]*include[ \t]*<[a-z_]+>)"
+    r"|\bstd::",
+    re.MULTILINE,
+)
+
+
+def is_cpp_header(source: str) -> bool:
+    """Whether a ``.h`` file is C++, which Pygments lexes as C.
+
+    A C++ header is then lexed, and compared with the C++ sources, as C++: a class copied into
+    ``a.h`` and ``b.cc`` is found.
+    """
+    return _CPP_MARKERS.search(source) is not None
 
 
 def _guess(source: str) -> Lexer | None:

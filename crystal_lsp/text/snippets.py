@@ -28,26 +28,51 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from crystal_lsp.text.headers import (
+    ANONYMOUS,
+    BLOCK,
+    CALLBACK,
+    CLASS,
+    DATA,
+    FUNCTION,
+    IMPORTS,
+    NAMESPACE,
+    STATEMENTS,
+    classify_header,
+)
 from crystal_lsp.text.keywords import (
     CLASS_KEYWORDS,
-    CONTROL_KEYWORDS,
     DEF_OPENERS,
-    FUNCTION_KEYWORDS,
     IMPORT_KEYWORDS,
     INDENT_LANGUAGES,
 )
 from crystal_lsp.text.layout import false_runs, indented_lines
 
-FUNCTION, CLASS, BLOCK, STATEMENTS, IMPORTS, DATA = (
-    "function",
-    "class",
-    "block",
-    "statements",
-    "imports",
-    "data",
-)
-CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS})
-_TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA})
+__all__ = [
+    "ANONYMOUS",
+    "BLOCK",
+    "CALLBACK",
+    "CLASS",
+    "CODE_KINDS",
+    "CONTAINERS",
+    "DATA",
+    "FUNCTION",
+    "IMPORTS",
+    "MAX_NESTING",
+    "MAX_RUN_LINES",
+    "NAMESPACE",
+    "STATEMENTS",
+    "Snippet",
+    "extract",
+    "line_starts",
+    "token_lines",
+]
+
+CONTAINERS = frozenset({FUNCTION, CLASS, NAMESPACE})
+"""The kinds of named definitions: what a line of code is said to lie in."""
+CODE_KINDS = frozenset({FUNCTION, CLASS, BLOCK, STATEMENTS, NAMESPACE})
+_TOP = frozenset({FUNCTION, CLASS, BLOCK, DATA, NAMESPACE})
+_ACCESS = frozenset({"public", "private", "protected", "signals", "slots"})
 MAX_RUN_LINES = 60
 MAX_NESTING = 32
 _OPEN, _CLOSE = "([{", ")]}"
@@ -176,9 +201,9 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             continue
         if text == "{":
             header_start = boundary[-1] + 1
-            kind, name = _classify_header(texts, cats, header_start, i)
+            kind, name = classify_header(texts, cats, header_start, i)
             stack.append((header_start, i, kind, name))
-            containers.append(containers[-1] + (kind in (FUNCTION, CLASS)))
+            containers.append(containers[-1] + (kind in CONTAINERS))
             boundary.append(i)
             parens.append(0)
         elif text == "}":
@@ -198,168 +223,18 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             parens[-1] = max(0, parens[-1] - 1)
         elif text == ";" and parens[-1] == 0:
             boundary[-1] = i
+        elif text == ":" and parens[-1] == 0 and i and texts[i - 1] in _ACCESS:
+            boundary[-1] = i  # C++'s `public:` belongs to no member's signature
     while stack:  # unclosed braces: the unit runs to the end of the file
         header_start, _, kind, name = stack.pop()
         containers.pop()
         if len(stack) < MAX_NESTING:
             units.append((header_start, len(texts), kind, name, containers[-1]))
-    return [u for u in units if u[2] in (FUNCTION, CLASS) or (u[4] == 0 and u[2] in (BLOCK, DATA))]
-
-
-def _skip_annotations(texts: Sequence[str], cats: str, start: int, end: int) -> int:
-    """The first header token after leading annotations/decorators (``@X``, ``@X(...)``)."""
-    i = start
-    while i < end and (texts[i].startswith("@") or cats[i] == "X"):
-        i += 1
-        if i < end and texts[i] == "(":
-            depth = 0
-            while i < end:
-                depth += texts[i] == "("
-                depth -= texts[i] == ")"
-                i += 1
-                if depth == 0:
-                    break
-    return i
-
-
-def _classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> tuple[str, str]:
-    """Kind and name of a brace block from its header tokens ``[start, end)``."""
-    if start >= end:
-        return BLOCK, ""
-    start = _skip_annotations(texts, cats, start, end)
-    if start >= end:
-        return BLOCK, ""
-    header = range(start, end)
-    first = texts[start]
-    last = texts[end - 1]
-    if first == "import" or (
-        first == "export" and start + 1 < end and texts[start + 1] in ("{", "*")
-    ):
-        return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
-    if _anonymous_class(texts, start, end):
-        return CLASS, ""  # `new Runnable() {`, also after `return` or `=`
-    if first in CONTROL_KEYWORDS and first not in ("static", "new"):
-        return "control", ""
-    if last == "=>":
-        for j in header:
-            if texts[j] == "=" and cats[j] == "O" and j > start and cats[j - 1] in "NA":
-                return FUNCTION, texts[j - 1]
-        return FUNCTION, _callee_name(texts, cats, start, end) or _name_before_paren(
-            texts, cats, start, end
-        )
-    for j in header:
-        text = texts[j]
-        if text == "(":
-            break
-        if text in CLASS_KEYWORDS and cats[j] in "KN":
-            return CLASS, _next_name(texts, cats, j + 1, end)
-    for j in header:
-        if texts[j] == "(" and j > start and texts[j - 1] not in FUNCTION_KEYWORDS:
-            break  # a parameter named `fn` or `func` is no keyword
-        if texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN":
-            name = _name_before_paren(texts, cats, j, end)
-            return FUNCTION, name or _callee_name(texts, cats, start, j)
-    if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
-        return DATA, ""
-    if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
-        return FUNCTION, _name_before_paren(texts, cats, start, end) or _callee_name(
-            texts, cats, start, end
-        )
-    return BLOCK, ""
-
-
-def _anonymous_class(texts: Sequence[str], start: int, end: int) -> bool:
-    """Whether the header ends in ``new Name(...)`` (or ``new a.b.Name<T>(...)``)."""
-    if texts[end - 1] != ")":
-        return False
-    depth, j = 0, end - 1
-    while j >= start:
-        depth += texts[j] == ")"
-        depth -= texts[j] == "("
-        if depth == 0:
-            break
-        j -= 1
-    j -= 1
-    while j >= start and (
-        texts[j] in (".", "<", ">", ",", "?") or texts[j][:1].isalnum() or texts[j][:1] == "_"
-    ):
-        if texts[j] == "new":
-            return True
-        j -= 1
-    return False
-
-
-def _no_assignment_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> bool:
-    for j in range(start, end):
-        if texts[j] == "(":
-            return True
-        if texts[j] == "=" and cats[j] == "O":
-            return False
-    return True
-
-
-def _callee_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
-    """``then callback`` for a function passed to ``x.then(...)``: the call left open in a header.
-
-    Anonymous functions are named after the call they are an argument of (``describe``, ``it``,
-    ``map``), which is how people refer to them.
-    """
-    opened: list[int] = []
-    for j in range(start, end):
-        if texts[j] == "(":
-            opened.append(j)
-        elif texts[j] == ")" and opened:
-            opened.pop()
-    for j in reversed(opened):
-        if j > start and cats[j - 1] in "NAB":
-            return f"{texts[j - 1]} callback"
-    return ""
-
-
-def _skip_generic(texts: Sequence[str], start: int, k: int) -> int:
-    """From a ``>`` at ``k``, the index before its matching ``<`` (type parameters)."""
-    depth = 0
-    while k >= start:
-        depth += (texts[k] == ">") - (texts[k] == "<")
-        k -= 1
-        if depth == 0:
-            break
-    return k
-
-
-def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> str:
-    j = start
-    while j < end:
-        if texts[j] == "(":
-            k = j - 1
-            while k >= start and cats[k] not in "NABK":
-                if texts[k] == ">":
-                    k = _skip_generic(texts, start, k)
-                    continue
-                if texts[k] == "]":
-                    k -= 1
-                    continue
-                break
-            if k >= start and texts[k] in FUNCTION_KEYWORDS:
-                # Go's `func (r T) Name(`: skip the receiver list, the name comes after it
-                depth = 0
-                while j < end:
-                    depth += texts[j] == "("
-                    depth -= texts[j] == ")"
-                    j += 1
-                    if depth == 0:
-                        break
-                continue
-            return texts[k] if k >= start and cats[k] in "NABK" else ""
-        j += 1
-    return ""
-
-
-def _next_name(texts: Sequence[str], cats: str, start: int, end: int) -> str:
-    for j in range(start, end):
-        if cats[j] in "NAB":
-            return texts[j]
-    return ""
+    return [
+        u if u[3] or u[2] not in CONTAINERS else (*u[:3], ANONYMOUS, u[4])
+        for u in units
+        if u[2] in CONTAINERS or (u[4] == 0 and u[2] in (BLOCK, DATA))
+    ]
 
 
 def _logical_lines(
@@ -410,6 +285,8 @@ def _indented_units(
         if m < len(logical) and logical[m][1] == indent and texts[logical[m][0]] == "end":
             end = firsts[m + 1] if m + 1 < len(logical) else len(texts)
         name_index = tok + (2 if word in ("local", "async") else 1)
+        if texts[name_index : name_index + 2] in (["self", "."], ("self", ".")):
+            name_index += 2  # Ruby's `def self.build`
         name = texts[name_index] if name_index < len(texts) and cats[name_index] in "NAB" else ""
         while open_units and open_units[-1][0] >= indent:
             open_units.pop()

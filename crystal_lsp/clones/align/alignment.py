@@ -201,6 +201,21 @@ def decide_spans(
     return decided(work, [_item(work, fa, fb, kept)], out, None)[0]
 
 
+def decide_regions(
+    work: Workset, fa: int, fb: int, a: Region, b: Region, out: Copies
+) -> RegionPair | None:
+    """The copy two regions make as they are (not snapped again), if it is decided one.
+
+    What a copy covering most of two units is widened to: the units whole, signatures included
+    (:mod:`crystal_lsp.clones.copies.build`).
+    """
+    cand = Candidate(a, b, work.side(fa), work.side(fb))
+    kept = _judged(work, fa, fb, cand, cand.noise_kind)[1]
+    if kept is None:
+        return None
+    return decided(work, [_item(work, fa, fb, kept)], out, None)[0]
+
+
 def decided(
     work: Workset, found: Sequence[Found], out: Copies, progress: Progress | None
 ) -> list[RegionPair | None]:

@@ -14,6 +14,7 @@ comment-like literal) keeps its text: two docstrings correspond only when they s
 from __future__ import annotations
 
 import bisect
+import functools
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -22,7 +23,7 @@ import numpy as np
 
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta
 from crystal_lsp.text.noise import DECORATOR, EXPORT, IMPORT, SIGNATURE
-from crystal_lsp.text.snippets import CLASS, FUNCTION
+from crystal_lsp.text.snippets import CONTAINERS
 
 HEADER_KINDS = (SIGNATURE, DECORATOR)
 EDGE_KINDS = (IMPORT, EXPORT)
@@ -55,6 +56,12 @@ class LineTable:
         self.firsts: list[int] = firsts
         self.ends: list[int] = [*firsts[1:], n] if n else []
         self._shapes: list[str | None] = [None] * len(firsts)
+
+    @functools.cached_property
+    def semicolons(self) -> bool:
+        """Whether the file ends its statements with ``;`` (else at line ends: Go, Kotlin, ...)."""
+        count = sum(1 for text in self.heavy.texts if text == ";")
+        return count >= 0.05 * len(self.firsts)
 
     def index(self, token: int) -> int:
         """The line (position in :attr:`firsts`) holding a token."""
@@ -109,7 +116,7 @@ class EntryFacts:
     """The units and noise ranges of an index entry that snapping reads."""
 
     def __init__(self, entry: Entry) -> None:
-        self.units: list[SnippetMeta] = [m for m in entry.snippets if m.kind in (FUNCTION, CLASS)]
+        self.units: list[SnippetMeta] = [m for m in entry.snippets if m.kind in CONTAINERS]
         """Functions and classes, in the entry's order."""
         self.headers = [(a, b) for a, b, kind in entry.noise if kind in HEADER_KINDS]
         """Token ranges of signatures and decorators."""
@@ -118,7 +125,7 @@ class EntryFacts:
         self.snippets = entry.snippets
         self._starts = np.array([m.start for m in entry.snippets], dtype=np.int64)
         self._ends = np.array([m.end for m in entry.snippets], dtype=np.int64)
-        self._unit = [m.kind in (FUNCTION, CLASS) for m in entry.snippets]
+        self._unit = [m.kind in CONTAINERS for m in entry.snippets]
         self._near: dict[tuple[int, int], list[int]] = {}
         kinds = list(dict.fromkeys(kind for _, _, kind in entry.noise))
         at = {kind: k for k, kind in enumerate(kinds)}

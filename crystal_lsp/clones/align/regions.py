@@ -20,6 +20,7 @@ import numpy as np
 
 from crystal_lsp.clones.align.lines import HEADER_KINDS, entry_facts, line_table
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta, span_position
+from crystal_lsp.text.keywords import INDENT_LANGUAGES
 
 WHOLE_UNIT = 0.9
 """A region holding this share of a unit's tokens (and little else) is that unit."""
@@ -295,7 +296,48 @@ def trimmed(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]
         last -= 1
     if first >= last:
         return start, end
+    if entry.language not in INDENT_LANGUAGES:
+        first, last = _whole_statements(heavy, spans, first, last)
     return within_units(entry, heavy, spans[first][0], spans[last - 1][1])
+
+
+_CONTINUED = frozenset(
+    {",", "(", "[", "=", "+", "-", "*", "/", "%", "&&", "||", "&", "|", "?", ":", ".", "->", "=>"}
+)
+"""A line ending in one of these goes on on the next line (no statement ends there)."""
+_CONTROL = frozenset({"if", "for", "while", "else", "foreach", "do"})
+_LABELS = frozenset({"case", "default", "public", "private", "protected"})
+"""Lines that end in ``:`` and a statement: ``case 'XYZ':``, C++'s ``public:``."""
+
+
+def _whole_statements(
+    heavy: Heavy, spans: list[tuple[int, int]], first: int, last: int
+) -> tuple[int, int]:
+    """Lines ``[first, last)`` without edge lines that cut a statement (brace languages).
+
+    A range ends where a statement ends: not after ``b, bFromIndex,`` of a call spread over
+    lines, nor after an ``if (...)`` whose statement is on the next line; and it starts where
+    one starts, not on the second line of a signature or a call. In a language that ends
+    statements with ``;`` a line must end in ``;``, ``{`` or ``}``. At least one line is kept.
+    """
+    texts = heavy.texts
+    strict = line_table(heavy).semicolons
+
+    def goes_on(lo: int, hi: int) -> bool:
+        tail = texts[hi - 1]
+        if tail.endswith((";", "{", "}")) or (tail == ":" and texts[lo] in _LABELS):
+            return False
+        if strict:
+            return not texts[lo].startswith("@")
+        return tail in _CONTINUED or (tail == ")" and texts[lo] in _CONTROL)
+
+    while last - first > 1 and goes_on(*spans[last - 1]):
+        last -= 1
+    while (
+        last - first > 1 and spans[first][0] > 0 and goes_on(*_line(heavy, spans[first][0] - 1)[:2])
+    ):
+        first += 1
+    return first, last
 
 
 def within_units(entry: Entry, heavy: Heavy, start: int, end: int) -> tuple[int, int]:

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.align.alignment import decide_spans
+from crystal_lsp.clones.align.alignment import decide_regions, decide_spans
 from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly
@@ -34,16 +34,19 @@ from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import kept_decision, kept_evidence, region_digests
+from crystal_lsp.clones.copies.repeats import merge_repeats
 from crystal_lsp.clones.copies.spans import Spans
+from crystal_lsp.clones.copies.units import as_whole_units
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
-from crystal_lsp.text.entries import SnippetMeta
-from crystal_lsp.text.snippets import CLASS, FUNCTION
+from crystal_lsp.text.entries import Entry, SnippetMeta
+from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.workset import Copies, Workset
     from crystal_lsp.clones.findings import LineFocus
 
 NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
+SAME_COPY = "joined: same copy"
 """What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
 
 
@@ -61,8 +64,16 @@ def findings_of(
         spans = (a1.start, a2.end), (b1.start, b2.end)
         return kept_decision(work, fa, fb, *spans, out, decide_spans)
 
+    def decide_whole(a: Region, b: Region) -> RegionPair | None:
+        return decide_regions(work, work.ids[a.path], work.ids[b.path], a, b, out)
+
+    def snippets(path: str) -> tuple[Entry, list[int]]:
+        side = work.side(work.ids[path])
+        return side.entry, side.header
+
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)
+    joined, _ = as_whole_units(joined, snippets, decide_whole)
     kept, nested_pairs = without_nested(joined)
     read = _Evidences(work)
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
@@ -78,7 +89,8 @@ def findings_of(
     for family in found:
         out_findings.append(family_finding(work, family, read))
         folded[IN_FAMILY] += family.classes - 1
-    ranked, shown_again = without_repeats(sort_findings(out_findings))
+    ranked, folded[SAME_COPY] = merge_repeats(sort_findings(out_findings))
+    ranked, shown_again = without_repeats(sort_findings(ranked))
     folded[NESTED] += shown_again
     if focus is not None:
         ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
@@ -370,12 +382,17 @@ def location(work: Workset, region: Region) -> Location:
     unit = entry.snippets[region.unit] if region.unit >= 0 else None
     place = (region.path, region.first_line, region.first_col, region.last_line, region.last_col)
     if region.whole and unit is not None:
-        return Location(*place, unit.kind, unit.name, region.tokens, unit.sha, unit.norm_sha)
+        name = unit.name
+        definition = named_definition(entry.snippets, region.unit)
+        if definition != region.unit:  # `Run callback in TestLoad`, `(anonymous) in main`
+            name = f"{name} in {entry.snippets[definition].name}"
+        return Location(*place, unit.kind, name, region.tokens, unit.sha, unit.norm_sha)
     sha, norm = region_digests(work, region)
     if region.whole:
         return Location(*place, FILE, "", region.tokens, sha, norm)
     if unit is None:
         return Location(*place, LINES, "", region.tokens, sha, norm)
+    unit = entry.snippets[named_definition(entry.snippets, region.unit)]
     return Location(
         *place,
         LINES,
@@ -388,3 +405,19 @@ def location(work: Workset, region: Region) -> Location:
         unit.first_line,
         unit.last_line,
     )
+
+
+def named_definition(snippets: Sequence[SnippetMeta], k: int) -> int:
+    """The unit lines in unit ``k`` are said to lie in: the nearest enclosing named definition.
+
+    Code inside a callback or an anonymous function (Go's ``t.Run("case", func(t) {...})``, a
+    closure passed to ``map``) lies in the function that defines it; ``k`` itself when no named
+    definition encloses it (a test suite of nested ``describe`` callbacks).
+    """
+    j = k
+    while j >= 0:
+        meta = snippets[j]
+        if meta.kind in CONTAINERS and meta.name != ANONYMOUS and not meta.name.endswith(CALLBACK):
+            return j
+        j = enclosing_strictly(snippets, j)
+    return k

@@ -187,3 +187,22 @@ def test_lexer_label_names_class_and_pygments_version() -> None:
 
     label = lexer_label(resolve_lexer("python"))
     assert label == f"PythonLexer@pygments-{pygments.__version__}"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param("class EXPORT_API Widget : public Base {\n};\n", "cpp", id="class"),
+        pytest.param("class Widget\n{\n};\n", "cpp", id="class-allman"),
+        pytest.param("namespace acme {\nint f();\n}\n", "cpp", id="namespace"),
+        pytest.param("template <typename T>\nT f(T x);\n", "cpp", id="template"),
+        pytest.param("#include <vector>\nint f();\n", "cpp", id="standard-header"),
+        pytest.param("struct B : public A {\n};\n", "cpp", id="derived-struct"),
+        pytest.param("#include <stdio.h>\nstruct point {\n  int x;\n};\n", "c", id="c-struct"),
+        pytest.param("typedef struct node node_t;\nint class_count;\n", "c", id="c-typedef"),
+    ],
+)
+def test_a_cpp_header_is_lexed_as_cpp(source: str, expected: str) -> None:
+    """Pygments lexes ``.h`` as C; a header only C++ can compile is C++, and compared with it."""
+    assert _name(None, "include/a.h", source) == expected
+    assert _name(None, "src/a.c", source) == "c"

@@ -7,11 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from crystal_lsp.text.snippets import (
+    ANONYMOUS,
     CLASS,
     DATA,
     FUNCTION,
     IMPORTS,
     MAX_RUN_LINES,
+    NAMESPACE,
     STATEMENTS,
     Snippet,
     extract,
@@ -209,7 +211,7 @@ def test_java_units() -> None:
         (CLASS, "Account", 0, 6, 27),
         (FUNCTION, "compareTo", 1, 10, 13),
         (FUNCTION, "assigned", 1, 15, 22),
-        (CLASS, "", 2, 16, 20),  # the anonymous class
+        (CLASS, "anonymous Runnable", 2, 16, 20),  # the anonymous class
         (FUNCTION, "run", 3, 17, 19),
         (CLASS, "Listener", 1, 24, 26),
     ]
@@ -228,7 +230,7 @@ def test_java_returned_anonymous_class_is_a_unit() -> None:
         "            public void run() {\n                work();\n            }\n"
         "        };\n    }\n}\n"
     )
-    assert (CLASS, "", 2, 3, 7) in units(source, "java")
+    assert (CLASS, "anonymous Runnable", 2, 3, 7) in units(source, "java")
 
 
 JAVASCRIPT = """function total(items) {
@@ -494,3 +496,140 @@ def test_python_multiline_string_does_not_end_the_function() -> None:
         "    rows = db.run(sql)\n    return rows\n"
     )
     assert units(source, "python")[0] == (FUNCTION, "query", 0, 1, 7)
+
+
+# --- unit names come from the enclosing definition, never from a call -------------------------
+
+GO_TEST = """package demo
+
+func TestLoad(t *testing.T) {
+	t.Run("one", func(t *testing.T) {
+		t.Logf("%v", Item{a: 1})
+	})
+	n := len([]int{1, 2, 3})
+	go func() {
+		work(n)
+	}()
+}
+"""
+
+CPP_HEADER = """namespace acme {
+namespace {
+int helper(int x) {
+  return x + 1;
+}
+}
+class EXPORT_API Widget : public Base {
+ public:
+  void run(int n) {
+    std::sort(a.begin(), a.end(), [](int x, int y) {
+      return x < y;
+    });
+    call(Point{1, 2});
+  }
+};
+struct __declspec(dllexport) Holder final {
+  int value;
+};
+}  // namespace acme
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "language", "expected"),
+    [
+        pytest.param(
+            GO_TEST,
+            "go",
+            [
+                (FUNCTION, "TestLoad", 0, 3, 11),
+                (FUNCTION, "Run callback", 1, 4, 6),
+            ],
+            id="go-calls-are-not-units",
+        ),
+        pytest.param(
+            CPP_HEADER,
+            "cpp",
+            [
+                (NAMESPACE, "acme", 0, 1, 19),
+                (NAMESPACE, ANONYMOUS, 1, 2, 6),
+                (FUNCTION, "helper", 2, 3, 5),
+                (CLASS, "Widget", 1, 7, 15),
+                (FUNCTION, "run", 2, 9, 14),
+                (FUNCTION, "sort callback", 3, 10, 12),
+                (CLASS, "Holder", 1, 16, 18),
+            ],
+            id="cpp-export-macros-and-namespaces",
+        ),
+        pytest.param(
+            "impl<T: Clone> Display for Wrapper<T> {\n    fn fmt(&self) -> R {\n"
+            "        items.iter().map(|x| { x + 1 });\n        Ok(())\n    }\n}\n",
+            "rust",
+            [
+                (CLASS, "Wrapper", 0, 1, 6),
+                (FUNCTION, "fmt", 1, 2, 5),
+                (FUNCTION, "map callback", 2, 3, 3),
+            ],
+            id="rust-impl-for-and-closures",
+        ),
+        pytest.param(
+            "class Foo extends Bar<Baz> implements Qux {\n    void run() {\n"
+            "        list.forEach(x -> {\n            print(x);\n        });\n"
+            "        foo(new int[] {1, 2});\n    }\n}\n",
+            "java",
+            [
+                (CLASS, "Foo", 0, 1, 8),
+                (FUNCTION, "run", 1, 2, 7),
+                (FUNCTION, "forEach callback", 2, 3, 5),
+            ],
+            id="java-lambdas-and-array-literals",
+        ),
+        pytest.param(
+            "<?php\nfinal class Foo extends Bar {\n    public function run($x) {\n"
+            "        array_map(function ($y) { return $y; }, $x);\n    }\n}\n",
+            "php",
+            [
+                (CLASS, "Foo", 0, 2, 6),
+                # PHP's lexer joins `},` into one token: the closure ends at the next `}`
+                (FUNCTION, "run", 1, 3, 6),
+                (FUNCTION, "array_map callback", 2, 4, 5),
+            ],
+            id="php-closures",
+        ),
+        pytest.param(
+            "namespace Acme.Tools {\n    public partial class Foo<T> : IBar where T : class {\n"
+            "        public void Run() {\n            items.ForEach(x => { Log(x); });\n"
+            "        }\n    }\n}\n",
+            "csharp",
+            [
+                (NAMESPACE, "Acme.Tools", 0, 1, 7),
+                (CLASS, "Foo", 1, 2, 6),
+                (FUNCTION, "Run", 2, 3, 5),
+                (FUNCTION, "ForEach callback", 3, 4, 4),
+            ],
+            id="csharp-namespaces",
+        ),
+        pytest.param(
+            "class Foo<P> extends Base<P> {\n  render(): E {\n"
+            "    return items.map((x: number) => {\n      return x;\n    });\n  }\n}\n"
+            "const handler = useCallback((e) => {\n  go(e);\n}, []);\n",
+            "typescript",
+            [
+                (CLASS, "Foo", 0, 1, 7),
+                (FUNCTION, "render", 1, 2, 6),
+                (FUNCTION, "map callback", 2, 3, 5),
+                (FUNCTION, "handler", 0, 8, 10),
+            ],
+            id="typescript-returned-callbacks",
+        ),
+        pytest.param(
+            "module Acme\n  class Foo < Bar\n    def self.build(x)\n      x\n    end\n  end\nend\n",
+            "ruby",
+            [(CLASS, "Acme", 0, 1, 7), (CLASS, "Foo", 1, 2, 6), (FUNCTION, "build", 2, 3, 5)],
+            id="ruby-class-methods",
+        ),
+    ],
+)
+def test_unit_names_come_from_definitions(source: str, language: str, expected: list[Unit]) -> None:
+    named = [u for u in units(source, language) if u[0] in (FUNCTION, CLASS, NAMESPACE)]
+    assert named == expected

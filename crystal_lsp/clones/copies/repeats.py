@@ -1,0 +1,92 @@
+"""One copy, one finding: a finding that reports a pair a higher-ranked one already shows joins it.
+
+Clone classes are built around representatives without chaining
+(:mod:`crystal_lsp.clones.copies.classes`), so four units that are all copies of each other may
+come out as two classes of three sharing two members: the same pair reported twice, and an
+N-way copy spread over several findings. A finding two of whose locations are two locations of
+a finding ranked higher (same level, both families or neither) is the same copy: its other
+locations and its pairs join that finding, which then lists every member once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from crystal_lsp.clones.copies.spans import Spans
+from crystal_lsp.clones.findings import Finding, Location
+
+SAME = 0.5
+"""Two locations of one file overlapping by this share of the shorter are the same place."""
+
+
+def same_place(x: Location, y: Location) -> bool:
+    """Whether two locations are one place (same file, mostly the same lines)."""
+    if x.path != y.path:
+        return False
+    inside = min(x.last_line, y.last_line) - max(x.first_line, y.first_line) + 1
+    shorter = min(x.last_line - x.first_line, y.last_line - y.first_line) + 1
+    return inside > 0 and inside >= SAME * shorter
+
+
+def _touch(x: Location, y: Location) -> bool:
+    return x.path == y.path and x.first_line <= y.last_line and y.first_line <= x.last_line
+
+
+def merge_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The ranked findings with each one repeating a higher one's pair joined to it, and how many.
+
+    A joined finding's locations that are places the host already lists map onto them; the
+    others are added (a finding with a location only partly overlapping one of the host's stays
+    apart: it is a different range of code, not the same member).
+    """
+    kept: list[Finding] = []
+    where: Spans[tuple[int, int]] = Spans()  # (kept index, location index) by lines
+    joined = 0
+    for finding in findings:
+        host, mapping = _host(finding, kept, where)
+        if host < 0:
+            for k, loc in enumerate(finding.locations):
+                where.add(loc.path, loc.first_line, loc.last_line + 1, (len(kept), k))
+            kept.append(finding)
+            continue
+        target = kept[host]
+        for k, loc in enumerate(finding.locations):
+            if k not in mapping:
+                mapping[k] = len(target.locations)
+                where.add(loc.path, loc.first_line, loc.last_line + 1, (host, mapping[k]))
+                target.locations.append(loc)
+        paired = {frozenset((p.a, p.b)) for p in target.pairs}
+        for pair in finding.pairs:
+            a, b = mapping[pair.a], mapping[pair.b]
+            if a != b and frozenset((a, b)) not in paired:
+                target.pairs.append(replace(pair, a=a, b=b))
+                paired.add(frozenset((a, b)))
+        joined += 1
+    return kept, joined
+
+
+def _host(
+    finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]]
+) -> tuple[int, dict[int, int]]:
+    """The kept finding ``finding`` repeats a pair of (-1: none), and its locations' places in it."""
+    near: dict[int, set[int]] = {}
+    for loc in finding.locations:
+        for host, k in where.near(loc.path, loc.first_line, loc.last_line + 1):
+            near.setdefault(host, set()).add(k)
+    for host in sorted(near):
+        target = kept[host]
+        if target.level != finding.level or target.family != finding.family:
+            continue
+        mapping: dict[int, int] = {}
+        clash = False
+        for k, loc in enumerate(finding.locations):
+            same = [j for j in sorted(near[host]) if same_place(loc, target.locations[j])]
+            free = [j for j in same if j not in mapping.values()]
+            if free:
+                mapping[k] = free[0]
+            elif any(_touch(loc, target.locations[j]) for j in near[host]):
+                clash = True
+                break
+        if not clash and len(mapping) >= 2:
+            return host, mapping
+    return -1, {}

@@ -1,0 +1,258 @@
+"""Unit names and ranges a reviewer can trust: names come from the enclosing definition.
+
+Each test builds a small repository of one kind that real projects showed wrong (issues 30 and
+31): Go code inside ``t.Run`` subtests named after the call (``function Run``), composite
+literals inside calls named after the called function (``function Logf``); a C++ class copied
+into a header and a source file.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from scan_samples import find_all
+
+SUBTEST_BODY = """		cfg := Config{Name: "alpha", Retries: 3, Timeout: 30}
+		store := NewStore(cfg)
+		if err := store.Open(ctx); err != nil {
+			t.Fatalf("open %s: %v", cfg.Name, err)
+		}
+		defer store.Close()
+		for i := 0; i < 10; i++ {
+			key := fmt.Sprintf("key-%d", i)
+			if err := store.Put(key, []byte{byte(i), 1, 2}); err != nil {
+				t.Fatalf("put %s: %v", key, err)
+			}
+		}
+		got, err := store.Get("key-3")
+		if err != nil || len(got) != 3 {
+			t.Logf("%v", Entry{Key: "key-3", Value: got})
+			t.Fatalf("get key-3: %v %v", got, err)
+		}
+"""
+
+
+def _go_test(name: str, before: str, after: str) -> str:
+    return (
+        "package store\n\n"
+        f"func {name}(t *testing.T) {{\n"
+        f"{before}"
+        f'\tt.Run("{name.lower()}", func(t *testing.T) {{\n'
+        f"{SUBTEST_BODY}"
+        f"{after}"
+        "\t})\n"
+        "}\n"
+    )
+
+
+def test_go_code_in_a_subtest_lies_in_the_test_function(tmp_path: pathlib.Path) -> None:
+    files = {
+        "a_test.go": _go_test(
+            "TestOpen",
+            "\tctx := context.Background()\n\tt.Parallel()\n",
+            '\t\tassertMetrics(t, store, "open", 1)\n\t\tstore.Flush(ctx, true)\n'
+            "\t\tcheckLeaks(t)\n",
+        ),
+        "b_test.go": _go_test(
+            "TestReopen",
+            "\tctx, cancel := context.WithCancel(context.Background())\n\tdefer cancel()\n",
+            '\t\tif store.Len() != 10 {\n\t\t\tt.Errorf("len %d", store.Len())\n\t\t}\n',
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    described = [loc.describe() for f in findings for loc in f.locations]
+    # the subtest, whole: named after the call it is passed to and the test that defines it
+    assert all(d.endswith(("TestOpen", "TestReopen")) for d in described), described
+    assert not any("Logf" in d or "len" in d for d in described), described
+
+
+WIDGET = """class EXPORT_API Widget : public Base {
+ public:
+  explicit Widget(int size) : size_(size), items_() {}
+
+  int total(const std::vector<int>& extra) const {
+    int sum = 0;
+    for (int item : items_) {
+      if (item > size_) {
+        sum += item * 2;
+      } else {
+        sum -= item;
+      }
+    }
+    for (size_t i = 0; i < extra.size(); ++i) {
+      sum += extra[i] % (size_ + 1);
+    }
+    return sum;
+  }
+
+ private:
+  int size_;
+  std::vector<int> items_;
+};
+
+double Widget::ratio(const Ledger& ledger, int window) const {
+  double weighted = 0.0;
+  int counted = 0;
+  for (const auto& entry : ledger.entries()) {
+    if (entry.age() > window || entry.voided()) {
+      continue;
+    }
+    weighted += entry.amount() / (1.0 + entry.age());
+    counted += entry.flags() & kAuditMask ? 2 : 1;
+  }
+  if (counted == 0) {
+    throw std::runtime_error("empty ledger window");
+  }
+  return weighted / counted;
+}
+"""
+
+
+def test_a_class_copied_into_a_header_and_a_source_is_found(tmp_path: pathlib.Path) -> None:
+    """Pygments lexes ``.h`` as C: a C++ header is lexed, and compared, as C++."""
+    files = {
+        "include/widget.h": f"#pragma once\n#include <vector>\n\n{WIDGET}",
+        "src/legacy.cc": f'#include "legacy.h"\n\nnamespace legacy {{\n\n{WIDGET}\n}}\n',
+    }
+    findings = find_all(tmp_path / "repo", files)
+    places = [sorted(loc.path for loc in f.locations) for f in findings]
+    assert ["include/widget.h", "src/legacy.cc"] in places
+    described = [loc.describe() for f in findings for loc in f.locations]
+    assert not any("EXPORT_API" in d for d in described), described
+
+
+# --- whole units as ranges ---------------------------------------------------------------------
+
+BODY = """        int checked = 0;
+        for (Entry<K, V> e = table[index(key)]; e != null; e = e.next) {
+            if (e.hash == hash && Objects.equals(e.key, key)) {
+                checked += e.weight;
+                e.touched = System.nanoTime();
+                if (checked > limit) {
+                    throw new IllegalStateException("over limit " + limit);
+                }
+                return e.value;
+            }
+            misses.incrementAndGet();
+        }
+        statistics.record(key, checked, misses.get());
+        return fallback.apply(key);
+"""
+
+
+def _java_class(name: str, method: str, first: str) -> str:
+    return (
+        f"public class {name}<K, V> {{\n"
+        f"    /** Looks the key up. */\n"
+        f"    public V {method}(Object key, int limit) {{\n"
+        f"{first}"
+        f"{BODY}"
+        "    }\n"
+        "}\n"
+    )
+
+
+def test_a_copy_of_most_of_a_method_is_the_method(tmp_path: pathlib.Path) -> None:
+    """The signature and the first lines were edited: the copy is still of the whole method."""
+    files = {
+        "Cache.java": _java_class(
+            "Cache",
+            "lookup",
+            '        Objects.requireNonNull(key, "key");\n'
+            "        int hash = spread(key.hashCode());\n"
+            "        lock.readLock().lock();\n",
+        ),
+        "Store.java": _java_class(
+            "Store",
+            "find",
+            "        if (key == null) {\n            return null;\n        }\n"
+            "        final int hash = key.hashCode() ^ seed;\n",
+        ),
+    }
+    (finding,) = find_all(tmp_path / "repo", files, show_similar=True)
+    assert sorted(loc.describe() for loc in finding.locations) == [
+        "function find",
+        "function lookup",
+    ]
+    # the signature included, the javadoc above it not (it is no part of the copy)
+    assert sorted(loc.first_line for loc in finding.locations) == [3, 3]
+
+
+BLOCK = """        rangeCheck(a.length, aFromIndex, aToIndex);
+        rangeCheck(b.length, bFromIndex, bToIndex);
+        int aLength = aToIndex - aFromIndex;
+        int bLength = bToIndex - bFromIndex;
+        int total = 0;
+        for (int k = 0; k < Math.min(aLength, bLength); k++) {
+            total += weights[k] * (a[aFromIndex + k] - b[bFromIndex + k]);
+            if (total > threshold) {
+                audit.warn("drift", k, total);
+            }
+        }
+        int i = ArraysSupport.mismatch(a, aFromIndex,
+                                       b, bFromIndex,
+"""
+
+
+def _compare(name: str, last_argument: str, before: list[str], after: list[str]) -> str:
+    lines = "".join(f"        {line}\n" for line in before)
+    rest = "".join(f"        {line}\n" for line in after)
+    return (
+        f"    static int {name}(int[] a, int aFromIndex, int aToIndex,\n"
+        f"            int[] b, int bFromIndex, int bToIndex, int threshold) {{\n"
+        f"{lines}{BLOCK}"
+        f"                                       {last_argument});\n"
+        f"{rest}"
+        "    }\n"
+    )
+
+
+def test_a_range_ends_where_a_statement_ends(tmp_path: pathlib.Path) -> None:
+    """The copy's last call differs in its last argument: the range stops before the call."""
+    first = _compare(
+        "compare",
+        "Math.min(aLength, bLength)",
+        [f'log.debug("compare step {i}", a.length + {i});' for i in range(12)],
+        [f"counters[{i}] += i * {i + 3};" for i in range(12)],
+    )
+    second = _compare(
+        "compareUnsigned",
+        "aLength - bLength + offset",
+        [f'trace("unsigned {i}", unsignedBase + b.length * {i});' for i in range(12)],
+        [f"histogram.add({i}, i - {i + 5});" for i in range(12)],
+    )
+    files = {"A.java": f"class A {{\n{first}}}\n", "B.java": f"class B {{\n{second}}}\n"}
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    sources = {path: text.splitlines() for path, text in files.items()}
+    for finding in findings:
+        for loc in finding.locations:
+            last = sources[loc.path][loc.last_line - 1].rstrip()
+            assert last.endswith((";", "{", "}")), (loc.describe(), last)
+
+
+def test_lines_of_a_subtest_lie_in_the_test_function(tmp_path: pathlib.Path) -> None:
+    """A copy of part of a subtest is lines of the test function, not of ``Run`` or its callback."""
+    files = {
+        "a_test.go": _go_test(
+            "TestOpen",
+            "\tctx := context.Background()\n",
+            "".join(f'\t\tassertMetric(t, store, "open.{i}", {i}*{i + 7})\n' for i in range(40)),
+        ),
+        "b_test.go": _go_test(
+            "TestReopen",
+            "\tctx := context.TODO()\n",
+            "".join(
+                f'\t\tif got := store.Count("k{i}"); got != {i} {{\n\t\t\tt.Errorf("count {i}: %d", got)\n\t\t}}\n'
+                for i in range(14)
+            ),
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    described = [loc.describe() for f in findings for loc in f.locations]
+    assert described
+    assert all(d.startswith("lines ") for d in described), described
+    assert all(d.endswith(("of function TestOpen", "of function TestReopen")) for d in described), (
+        described
+    )
