@@ -59,6 +59,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar=("PROJECT", "A", "B", "LABEL", "REASON"),
         help="add a label (A, B as path:first-last) and exit; repeatable",
     )
+    ap.add_argument("--labeler", default="", help="who judged (with --label): kept in the record")
     ap.add_argument(
         "--out", type=Path, default=HERE / "results" / "real_bench", help="report path stem"
     )
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if a.label:
         for project, loc_a, loc_b, lab, reason in a.label:
-            labels.append(LABELS_DIR, project, loc_a, loc_b, lab, reason)
+            labels.append(LABELS_DIR, project, loc_a, loc_b, lab, reason, a.labeler)
         print(f"added {len(a.label)} label(s) to {LABELS_DIR}")
         return 0
     projects = _select(a.projects, list(corpora.PROJECTS), "projects")

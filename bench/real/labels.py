@@ -1,6 +1,7 @@
 """A person's judgments of findings, kept in ``bench/real/labels/<project>.jsonl``.
 
-One JSON object a line: ``{"project", "a", "b", "label", "reason"}`` with ``a`` and ``b`` the
+One JSON object a line: ``{"project", "a", "b", "label", "reason"}`` (and ``"labeler"`` where
+several people judged the same findings independently) with ``a`` and ``b`` the
 finding's first two locations as ``path:first-last`` (order-independent), ``label`` one of
 A (a copy a reviewer wants to know about), B (real similarity nobody would act on), C (not a
 copy, or ranges that do not correspond).  A later line for the same key replaces an earlier
@@ -54,7 +55,9 @@ def load(labels_dir: Path) -> dict[Key, dict[str, Any]]:
     return out
 
 
-def append(labels_dir: Path, project: str, a: str, b: str, label: str, reason: str) -> None:
+def append(
+    labels_dir: Path, project: str, a: str, b: str, label: str, reason: str, labeler: str = ""
+) -> None:
     """Add (or replace, by appending) the label of the finding whose first two ranges are a, b."""
     label = label.upper()
     if label not in LABELS:
@@ -62,6 +65,8 @@ def append(labels_dir: Path, project: str, a: str, b: str, label: str, reason: s
     parse(a), parse(b)  # both must read as path:first-last
     _, lo, hi = key(project, a, b)
     rec = {"project": project, "a": lo, "b": hi, "label": label, "reason": reason.strip()}
+    if labeler:
+        rec["labeler"] = labeler
     labels_dir.mkdir(parents=True, exist_ok=True)
     with (labels_dir / f"{project}.jsonl").open("a") as fh:
         fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
