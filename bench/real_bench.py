@@ -60,6 +60,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="add a label (A, B as path:first-last) and exit; repeatable",
     )
     ap.add_argument(
+        "--labeler",
+        default="",
+        help="who judges: kept in the records --label writes; when scoring, whose labels count",
+    )
+    ap.add_argument(
+        "--agreement",
+        nargs=2,
+        metavar=("LABELER1", "LABELER2"),
+        help="print the two labelers' agreement per project (findings both judged) and exit",
+    )
+    ap.add_argument(
         "--out", type=Path, default=HERE / "results" / "real_bench", help="report path stem"
     )
     return ap.parse_args(argv)
@@ -126,7 +137,7 @@ def score_all(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[Any]]]:
     """Rows (tool x project), the pending findings and the genuine copies (union) per project."""
     saved = load_saved(a.findings, projects, all_tools)
-    store = labels.load(LABELS_DIR)
+    store = labels.load(LABELS_DIR, a.labeler)
     slugs = {t.name: t.slug for t in all_tools}
     rows: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
@@ -197,8 +208,17 @@ def main(argv: list[str] | None = None) -> int:
     a = parse_args(argv)
     if a.label:
         for project, loc_a, loc_b, lab, reason in a.label:
-            labels.append(LABELS_DIR, project, loc_a, loc_b, lab, reason)
+            labels.append(LABELS_DIR, project, loc_a, loc_b, lab, reason, a.labeler)
         print(f"added {len(a.label)} label(s) to {LABELS_DIR}")
+        return 0
+    if a.agreement:
+        rows = labels.agreement(LABELS_DIR, *a.agreement)
+        if not rows:
+            print(f"no finding judged by both {a.agreement[0]} and {a.agreement[1]}")
+        for project, row in sorted(rows.items()):
+            print(
+                f"{project}: {row['same']} / {row['both']} alike ({row['agreement']}), kappa {row['kappa']}"
+            )
         return 0
     projects = _select(a.projects, list(corpora.PROJECTS), "projects")
     all_tools = tools.all_tools(a.venv, a.cache / "tools")

@@ -1,8 +1,9 @@
 """Real projects at pinned versions, fetched with the package clients and kept as git repositories.
 
 Each corpus is one folder of a registry package (PyPI sdist via ``pip download --no-deps
---no-binary :all:``, npm tarball via ``npm pack``), unpacked and committed to a fresh git
-repository (the scanner lists files with git), cached under ``~/.cache/crystal-lsp-bench/real``.
+--no-binary :all:``, npm tarball via ``npm pack``, Debian package via ``apt-get download``
+and ``dpkg-deb -x``, never installed), unpacked and committed to a fresh git repository (the
+scanner lists files with git), cached under ``~/.cache/crystal-lsp-bench/real``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ SOURCE_SUFFIXES = {
     "javascript": (".js",),
     "typescript": (".ts",),
     "c": (".c", ".h"),
+    "go": (".go",),
+    "rust": (".rs",),
+    "cpp": (".h", ".hh", ".hpp", ".hxx", ".inl", ".c", ".cc", ".cpp", ".cxx"),
+    "ruby": (".rb",),
+    "php": (".php",),
 }
 
 
@@ -32,14 +38,16 @@ class Project:
     """A pinned registry package and the folder of it that is scanned."""
 
     name: str
-    registry: str  # "pypi" or "npm"
-    spec: str  # rich==13.9.4, moment@2.30.1
+    registry: str  # "pypi", "npm" or "debian"
+    spec: str  # rich==13.9.4, moment@2.30.1, ruby-rack=2.2.22-0+deb12u2
     keep: str  # folder inside the unpacked archive
     lang: str  # python, javascript, typescript
     note: str = ""
 
     @property
     def version(self) -> str:
+        if self.registry == "debian":
+            return self.spec.split("=", 1)[1]
         return self.spec.replace("@", "==").split("==")[-1]
 
 
@@ -121,6 +129,46 @@ PROJECTS: dict[str, Project] = {
             "javascript",
             "held out: judged once, after issue 21's last change; families of plugins and templates",
         ),
+        Project(
+            "gin",
+            "debian",
+            "golang-github-gin-gonic-gin-dev=1.8.1-1",
+            "usr/share/gocode/src/github.com/gin-gonic/gin",
+            "go",
+            "held out: judged by two labelers before any tuning on it; Go web framework with tests",
+        ),
+        Project(
+            "serde_json",
+            "debian",
+            "librust-serde-json-dev=1.0.87-1",
+            "usr/share/cargo/registry/serde_json-1.0.87",
+            "rust",
+            "held out: judged by two labelers before any tuning on it; per-type macros, tests",
+        ),
+        Project(
+            "googlemock",
+            "debian",
+            "googletest=1.12.1-0.2",
+            "usr/src/googletest/googlemock",
+            "cpp",
+            "held out: judged by two labelers before any tuning on it; C++ headers, .cc sources, tests",
+        ),
+        Project(
+            "rack",
+            "debian",
+            "ruby-rack=2.2.22-0+deb12u2",
+            "usr/share/rubygems-integration/all/gems/rack-2.2.22",
+            "ruby",
+            "held out: judged by two labelers before any tuning on it; Ruby middleware, few copies",
+        ),
+        Project(
+            "symfony_console",
+            "debian",
+            "php-symfony-console=5.4.53+dfsg-0+deb12u1",
+            "usr/share/php/Symfony/Component/Console",
+            "php",
+            "held out: judged by two labelers before any tuning on it; PHP helpers, parallel commands",
+        ),
     )
 }
 
@@ -149,15 +197,21 @@ def download(project: Project, dest: Path) -> Path:
         _run([*argv, project.spec], dest)
     elif project.registry == "npm":
         _run(["npm", "pack", "--silent", project.spec], dest)
+    elif project.registry == "debian":  # the .deb only: never installed, unpacked below
+        _run(["apt-get", "download", project.spec], dest)
     else:
         raise ValueError(f"unknown registry {project.registry!r}")
-    found = [p for p in dest.iterdir() if p.suffix in (".gz", ".tgz", ".zip")]
+    found = [p for p in dest.iterdir() if p.suffix in (".gz", ".tgz", ".zip", ".deb")]
     if len(found) != 1:
         raise RuntimeError(f"expected one archive in {dest}, found {found}")
     return found[0]
 
 
 def unpack(archive: Path, dest: Path) -> None:
+    if archive.suffix == ".deb":
+        dest.mkdir(parents=True, exist_ok=True)
+        _run(["dpkg-deb", "-x", str(archive), str(dest)], dest)
+        return
     if archive.suffix == ".zip":
         with zipfile.ZipFile(archive) as z:
             z.extractall(dest)

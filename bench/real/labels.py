@@ -1,6 +1,7 @@
 """A person's judgments of findings, kept in ``bench/real/labels/<project>.jsonl``.
 
-One JSON object a line: ``{"project", "a", "b", "label", "reason"}`` with ``a`` and ``b`` the
+One JSON object a line: ``{"project", "a", "b", "label", "reason"}`` (and ``"labeler"`` where
+several people judged the same findings independently) with ``a`` and ``b`` the
 finding's first two locations as ``path:first-last`` (order-independent), ``label`` one of
 A (a copy a reviewer wants to know about), B (real similarity nobody would act on), C (not a
 copy, or ranges that do not correspond).  A later line for the same key replaces an earlier
@@ -41,8 +42,9 @@ def key(project: str, a: Loc | str, b: Loc | str) -> Key:
     return project, lo, hi
 
 
-def load(labels_dir: Path) -> dict[Key, dict[str, Any]]:
-    out: dict[Key, dict[str, Any]] = {}
+def records(labels_dir: Path) -> list[dict[str, Any]]:
+    """Every label record, in file order."""
+    out: list[dict[str, Any]] = []
     for path in sorted(labels_dir.glob("*.jsonl")):
         for n, line in enumerate(path.read_text().splitlines(), 1):
             if not line.strip():
@@ -50,11 +52,48 @@ def load(labels_dir: Path) -> dict[Key, dict[str, Any]]:
             rec = json.loads(line)
             if rec.get("label") not in LABELS:
                 raise ValueError(f"{path}:{n}: label must be one of {LABELS}: {line}")
-            out[key(rec["project"], rec["a"], rec["b"])] = rec
+            out.append(rec)
     return out
 
 
-def append(labels_dir: Path, project: str, a: str, b: str, label: str, reason: str) -> None:
+def load(labels_dir: Path, labeler: str = "") -> dict[Key, dict[str, Any]]:
+    """The label of each finding (the last record wins); with ``labeler``, that labeler's
+    where several judged it (records without a labeler count for everyone)."""
+    out: dict[Key, dict[str, Any]] = {}
+    for rec in records(labels_dir):
+        if labeler and rec.get("labeler", "") not in ("", labeler):
+            continue
+        out[key(rec["project"], rec["a"], rec["b"])] = rec
+    return out
+
+
+def agreement(labels_dir: Path, first: str, second: str) -> dict[str, dict[str, Any]]:
+    """Per project: findings both labelers judged, how many they label alike, Cohen's kappa."""
+    by = {who: load(labels_dir, who) for who in (first, second)}
+    out: dict[str, dict[str, Any]] = {}
+    for k, rec in by[first].items():
+        other = by[second].get(k)
+        if rec.get("labeler") != first or other is None or other.get("labeler") != second:
+            continue
+        row = out.setdefault(k[0], {"both": 0, "same": 0, "pairs": []})
+        row["both"] += 1
+        row["same"] += rec["label"] == other["label"]
+        row["pairs"].append((rec["label"], other["label"]))
+    for row in out.values():
+        pairs = row.pop("pairs")
+        n = len(pairs)
+        chance = sum(
+            (sum(a == x for a, _ in pairs) / n) * (sum(b == x for _, b in pairs) / n)
+            for x in LABELS
+        )
+        row["agreement"] = round(row["same"] / n, 3)
+        row["kappa"] = None if chance == 1 else round((row["same"] / n - chance) / (1 - chance), 3)
+    return out
+
+
+def append(
+    labels_dir: Path, project: str, a: str, b: str, label: str, reason: str, labeler: str = ""
+) -> None:
     """Add (or replace, by appending) the label of the finding whose first two ranges are a, b."""
     label = label.upper()
     if label not in LABELS:
@@ -62,6 +101,8 @@ def append(labels_dir: Path, project: str, a: str, b: str, label: str, reason: s
     parse(a), parse(b)  # both must read as path:first-last
     _, lo, hi = key(project, a, b)
     rec = {"project": project, "a": lo, "b": hi, "label": label, "reason": reason.strip()}
+    if labeler:
+        rec["labeler"] = labeler
     labels_dir.mkdir(parents=True, exist_ok=True)
     with (labels_dir / f"{project}.jsonl").open("a") as fh:
         fh.write(json.dumps(rec, ensure_ascii=False) + "\n")

@@ -31,12 +31,25 @@ JSCPD_FORMAT = {
     "javascript": "javascript",
     "typescript": "typescript",
     "c": "c",
+    "go": "go",
+    "rust": "rust",
+    "cpp": "cpp",
+    "ruby": "ruby",
+    "php": "php",
 }
+# headers are C++ too: one format, so that a .h and a .cc are compared
+JSCPD_EXTRA = {"cpp": ["--formats-exts", "cpp:cpp,cc,cxx,c++,h,hh,hpp,hxx,inl"]}
+# PMD CPD 7's Rust lexer skips files it cannot tokenize (--skip-lexical-errors; counted in stderr)
 PMD_LANGUAGE = {
     "python": "python",
     "javascript": "ecmascript",
     "typescript": "typescript",
     "c": "cpp",
+    "go": "go",
+    "cpp": "cpp",
+    "rust": "rust",
+    "ruby": "ruby",
+    "php": "php",
 }
 Command = Callable[[Path, str, Path], tuple[list[str], Path, Path | None]]
 
@@ -75,7 +88,7 @@ def _ours(venv: Path, level: str | None) -> Tool:
     return Tool(
         OURS if level else OURS + " --all",
         "crystal-lsp" if level else "crystal-lsp-all",
-        ("python", "javascript", "typescript", "c"),
+        tuple(JSCPD_FORMAT),
         cmd,
         read,
         ranked=True,
@@ -90,8 +103,9 @@ def _jscpd(tools_dir: Path, name: str, slug: str, extra: list[str]) -> Tool:
     exe = tools_dir / "venv" / "bin" / "jscpd"
 
     def cmd(root: Path, lang: str, out: Path) -> tuple[list[str], Path, Path | None]:
-        argv = [str(exe), "--format", JSCPD_FORMAT[lang], "-r", "json", "-o", str(out), "-a"]
-        return [*argv, "--silent", "--no-tips", *extra, str(root)], out, None
+        argv = [str(exe), "--format", JSCPD_FORMAT[lang], *JSCPD_EXTRA.get(lang, [])]
+        argv += ["-r", "json", "-o", str(out), "-a", "--silent", "--no-tips"]
+        return [*argv, *extra, str(root)], out, None
 
     def read(out: Path, root: Path) -> dict[str, Any]:
         return adapters.jscpd(out / "jscpd-report.json", tool=name)
