@@ -7,6 +7,8 @@ Runs ``crystal-lsp disting <set>/items.jsonl.gz --metric codebleu --pairs-out F`
 train pair the default protocol draws), then recomputes each pair with
 ``codebleu.calc_codebleu([refs], [hyp], lang)`` on the items' code in this process, and prints how
 many pairs are equal (goal: all, difference 0), the CPU time of both and the load average.
+Both run under ``PYTHONHASHSEED=0`` (the package's numbers depend on the hash seed; the script
+re-executes itself with it when unset).
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if not os.environ.get("PYTHONHASHSEED"):
+        # codebleu's numbers depend on the hash seed: the same one here and in disting
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
     path = Path(args.data) / args.set / "items.jsonl.gz"
     if not path.exists():
         print(f"SKIPPED: no {path}")

@@ -73,6 +73,15 @@ def check_item_sizes(where: str, ids: list[str], codes: list[str], max_bytes: in
             )
 
 
+def warn_hash_seed(metrics: list[str]) -> None:
+    """CodeBLEU's figures vary with Python's hash seed: say so when none is fixed."""
+    if "codebleu" in metrics and not os.environ.get("PYTHONHASHSEED"):
+        warn(
+            "codebleu's scores vary slightly with Python's hash seed (the codebleu package "
+            "iterates sets): set PYTHONHASHSEED=0 for reproducible figures"
+        )
+
+
 def check_output(path: str | None, option: str) -> None:
     """Refuse an output path that cannot be written, before any work is done."""
     if not path or path == "-":

@@ -28,6 +28,7 @@ from crystal_lsp.cli.common import (
     progress_enabled,
     setting_int,
     warn,
+    warn_hash_seed,
 )
 from crystal_lsp.cli.disting_inputs import Dataset, Drawn, draw, read_dataset
 from crystal_lsp.distributed.disting import EngineSteps, Steps, disting_steps
@@ -182,6 +183,7 @@ def _run(args: argparse.Namespace, steps: Steps | EngineSteps) -> int:
     if args.aggregate is None:
         args.aggregate = "corpus" if args.protocol in PAPER_PROTOCOLS else "mean"
     metrics = parse_metric_list(args.metric)
+    warn_hash_seed(metrics)
     smoothing = Smoothing.parse(args.smoothing)
     data = read_dataset(args.dataset, layout_of(args.dataset) is not None)
     if args.protocol in PAPER_PROTOCOLS:

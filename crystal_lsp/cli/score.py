@@ -15,6 +15,7 @@ from crystal_lsp.cli.common import (
     read_code,
     setting_int,
     tokenize_file,
+    warn_hash_seed,
 )
 from crystal_lsp.cli.score_batch import (
     LABELS,
@@ -152,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
     from crystal_lsp.metric.registry import parse_metric_list
 
     metrics = parse_metric_list(args.metric)
+    warn_hash_seed(metrics)
     unsupported = [m for m in metrics if m not in LABELS]
     if unsupported:
         return _run_other_metrics(args, metrics)

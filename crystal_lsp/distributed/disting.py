@@ -33,7 +33,7 @@ from crystal_lsp.distributed.topk import count_token_part
 from crystal_lsp.metric.disting import MetricReport, evaluate_metric
 from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem, make_metric
 from crystal_lsp.metric.sampling import Pair, PairSets
-from crystal_lsp.metric.sset import TriviallySharedSet, build_sset
+from crystal_lsp.metric.sset import DEFAULT_TIE_BREAK, TriviallySharedSet, build_sset
 from crystal_lsp.text.parallel import Job, Raw, _from_raw, _tokenize_chunk, tokenize_many
 from crystal_lsp.text.tokens import Tokens
 
@@ -193,7 +193,7 @@ class EngineSteps:
         *,
         language: str = "",
         tokenizer: str = "",
-        tie_break: str = "canonical",
+        tie_break: str = DEFAULT_TIE_BREAK,
     ) -> TriviallySharedSet:
         """Like :func:`crystal_lsp.metric.sset.build_sset`, counted on the engine.
 

@@ -266,7 +266,7 @@ def test_missing_dask_is_one_clear_line(
     for module in ("dask", "distributed"):
         monkeypatch.setitem(sys.modules, module, None)
     argv = ["sset", "build", str(CORPUS), "-o", str(tmp_path / "s.json"), "--lang", "python"]
-    code, out, err = run([*argv, "--engine", "dask"], capsys)
+    code, out, err = run([*argv, "--engine", "dask", "--tie-break", "canonical"], capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert err.startswith("crystal-lsp: error: --engine dask needs the dask extra (")
     assert "; install it with: " in err and err.rstrip().endswith("[dask]'")

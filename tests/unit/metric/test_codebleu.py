@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,6 @@ def test_score_jsonl_corpus_equals_the_package(
     assert doc["codebleu"] == want["codebleu"]
     assert doc["details"]["codebleu"]["syntax_match_score"] == want["syntax_match_score"]
     assert doc["signatures"]["codebleu"].startswith("codebleu|lang:python|")
+    assert doc["signatures"]["codebleu"].endswith(
+        "|hashseed:" + (os.environ.get("PYTHONHASHSEED") or "random")
+    )
