@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING
 from crystal_lsp.clones.align.alignment import decide_regions, decide_spans
 from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.align.pairs import RegionPair
-from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly
+from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strictly, header_prefix
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
-from crystal_lsp.clones.copies.reads import kept_decision, kept_evidence, region_digests
+from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
 from crystal_lsp.clones.copies.repeats import merge_repeats
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.copies.units import as_whole_units
@@ -65,11 +65,22 @@ def findings_of(
         return kept_decision(work, fa, fb, *spans, out, decide_spans)
 
     def decide_whole(a: Region, b: Region) -> RegionPair | None:
-        return decide_regions(work, work.ids[a.path], work.ids[b.path], a, b, out)
+        def as_they_are(
+            w: Workset, fa: int, fb: int, _a: Span, _b: Span, o: Copies
+        ) -> RegionPair | None:
+            return decide_regions(w, fa, fb, a, b, o)
+
+        spans = (a.start, a.end), (b.start, b.end)
+        fa, fb = work.ids[a.path], work.ids[b.path]
+        return kept_decision(work, fa, fb, *spans, out, as_they_are, kind="whole")
+
+    headers: dict[str, list[int]] = {}
 
     def snippets(path: str) -> tuple[Entry, list[int]]:
-        side = work.side(work.ids[path])
-        return side.entry, side.header
+        entry = work.entry(work.ids[path])  # no tokens loaded: a rescan reads what it reuses
+        if path not in headers:
+            headers[path] = header_prefix(entry)
+        return entry, headers[path]
 
     folded: Counter[str] = Counter()
     joined, folded[MERGED] = merged(pairs, decide)

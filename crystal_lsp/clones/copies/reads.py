@@ -257,9 +257,18 @@ DecideSpans = Callable[["Workset", int, int, Span, Span, "Copies"], "RegionPair 
 
 
 def kept_decision(
-    work: Workset, fa: int, fb: int, span_a: Span, span_b: Span, out: Copies, decide: DecideSpans
+    work: Workset,
+    fa: int,
+    fb: int,
+    span_a: Span,
+    span_b: Span,
+    out: Copies,
+    decide: DecideSpans,
+    kind: str = "",
 ) -> RegionPair | None:
     """``decide(work, fa, fb, span_a, span_b, out)``, kept by content, S sets and spans.
+
+    ``kind`` tells decisions of the same spans apart (``whole``: regions taken as they are).
 
     What the decision adds to ``out.digests`` (the scores worth keeping) is kept with it and
     added again when it is reused.
@@ -270,7 +279,7 @@ def kept_decision(
     reads = reads_of(work)
     files = work.finder.index.files
     key = (
-        f"{work.state.sets.fingerprint}\2{files[path_a].sha}\0{path_a}\0{span_a[0]}\0{span_a[1]}"
+        f"{kind}{work.state.sets.fingerprint}\2{files[path_a].sha}\0{path_a}\0{span_a[0]}\0{span_a[1]}"
         f"\1{files[path_b].sha}\0{path_b}\0{span_b[0]}\0{span_b[1]}"
     )
     found = reads.get_decision(key)
