@@ -155,7 +155,11 @@ def old_sets(
         heavy = index.heavy(path)
         raw.append(heavy.texts)
         norm.append(normalized(heavy.texts, heavy.cats))
-    return build_sset(raw, k).counts, build_sset(norm, k).without_unigrams().counts
+    ties = "canonical"  # the clone finder's S breaks ties canonically (clones/index/state.py)
+    return (
+        build_sset(raw, k, tie_break=ties).counts,
+        build_sset(norm, k, tie_break=ties).without_unigrams().counts,
+    )
 
 
 # --- the reproducer ------------------------------------------------------------------------------
