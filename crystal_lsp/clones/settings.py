@@ -43,7 +43,7 @@ __all__ = ["DECISION_VERSION", "DEFAULT_EXCLUDE", "SECTION", "ScanConfig", "load
 SECTION = "crystal-lsp"
 # Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
 # S sets, pair scores and results from an older crystal-lsp are never reused.
-DECISION_VERSION = 8
+DECISION_VERSION = 9
 DISPLAY_ONLY = ("show_similar",)
 """Settings that choose what is shown of the findings: no part of the signature or caches."""
 

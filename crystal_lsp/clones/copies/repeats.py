@@ -16,16 +16,17 @@ from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import Finding, Location
 
 SAME = 0.5
-"""Two locations of one file overlapping by this share of the shorter are the same place."""
+"""Two locations of one file overlapping by this share of the longer are the same place (a whole
+function is not the same place as five lines of it: a finding of the function stays apart)."""
 
 
 def same_place(x: Location, y: Location) -> bool:
-    """Whether two locations are one place (same file, mostly the same lines)."""
+    """Whether two locations are one place (same file, mostly the same lines, both ways)."""
     if x.path != y.path:
         return False
     inside = min(x.last_line, y.last_line) - max(x.first_line, y.first_line) + 1
-    shorter = min(x.last_line - x.first_line, y.last_line - y.first_line) + 1
-    return inside > 0 and inside >= SAME * shorter
+    longer = max(x.last_line - x.first_line, y.last_line - y.first_line) + 1
+    return inside > 0 and inside >= SAME * longer
 
 
 def _touch(x: Location, y: Location) -> bool:

@@ -55,4 +55,6 @@ def test_a_partly_overlapping_location_is_not_the_same_member() -> None:
 def test_same_place() -> None:
     assert same_place(loc("A", 10, 40), loc("A", 20, 45))
     assert not same_place(loc("A", 10, 40), loc("A", 35, 90))
+    # a whole function is not five lines of it: the finding of the function stays apart
+    assert not same_place(loc("A", 407, 419), loc("A", 408, 412))
     assert not same_place(loc("A", 10, 40), loc("B", 10, 40))
