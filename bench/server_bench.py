@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/server_bench.py            # full run (~5 min on 2 cores)
     .venv/bin/python bench/server_bench.py --quick    # fewer edits and requests
+    .venv/bin/python bench/server_bench.py --soak --minutes 20   # bounded typing soak: RSS
 
 The workspace is CPython's standard library, read in place (``sysconfig`` ``stdlib``; the
 ``test``/``tests``/``idle_test`` directories are excluded with the ``exclude`` setting), indexed
@@ -22,6 +23,11 @@ driving ``python -m crystal_lsp serve`` over stdio with pygls' client:
 * inserted blocks: from the ``didChange`` that lands a block (a renamed copy of a standard-library
   function, or new code) to the code lens with its verdict, while typing goes on elsewhere in
   the file (:mod:`server_phases`).
+
+``--soak``: a warm server, the target file opened, then type-and-delete keystrokes one at a time
+(each waiting for its diagnostics) for ``--minutes`` minutes (default 20), the server's RSS
+recorded every minute and at keystrokes 100 and 2,000 (goal: RSS after 2,000 keystrokes within
+10 % of RSS after 100). Writes bench/results/server_soak.{md,json}.
 
 Goals: diagnostics p95 <= 150 ms, score p95 <= 100 ms, inserted block to lens within 2 s.
 Writes bench/results/server_bench.md and .json. The machine is shared: the load average is
@@ -389,6 +395,105 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    """Type and delete in the target file for ``args.minutes``; RSS every minute."""
+    root = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    bench = Bench(root, workdir / "cache")
+    await bench.start()
+    results: dict[str, Any] = {
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "minutes": args.minutes,
+        "target": TARGET,
+        "ready_s": round(await bench.ready(), 2),
+        "load": {"start": load()},
+    }
+    uri, text = bench.open(TARGET)
+    await bench.wait(lambda: (uri, 1) in bench.published)
+    results["rss_opened_mb"] = round(bench.rss().get("server_mb", float("nan")), 1)
+    rng = random.Random(args.seed)
+    lines = text.split("\n")
+    body = [i for i, line in enumerate(lines) if line.startswith("        ") and line.strip()]
+    samples: list[dict[str, Any]] = []
+    at: dict[int, float] = {}
+    version, started = 1, time.perf_counter()
+    next_sample = started + 60
+    while time.perf_counter() - started < args.minutes * 60:
+        line = rng.choice(body)
+        column = len(lines[line])
+        for insert in (True, False):
+            version += 1
+            start = types.Position(line=line, character=column)
+            end = types.Position(line=line, character=column + (0 if insert else 1))
+            bench.client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    content_changes=[
+                        types.TextDocumentContentChangePartial(
+                            range=types.Range(start=start, end=end), text="x" if insert else ""
+                        )
+                    ],
+                )
+            )
+            await bench.wait(lambda v=version: (uri, v) in bench.published, 120)
+            bench.published.pop((uri, version - 1), None)
+            if version - 1 in (100, 2000):
+                at[version - 1] = bench.rss().get("server_mb", float("nan"))
+        if time.perf_counter() >= next_sample:
+            next_sample += 60
+            sample = {
+                "minute": len(samples) + 1,
+                "keystrokes": version - 1,
+                "rss_mb": round(bench.rss().get("server_mb", float("nan")), 1),
+                "load": load(),
+            }
+            samples.append(sample)
+            print(sample, flush=True)
+    results["samples"] = samples
+    results["keystrokes"] = version - 1
+    results["rss_at_keystroke_mb"] = {k: round(v, 1) for k, v in at.items()}
+    results["rss_end_mb"] = round(bench.rss().get("server_mb", float("nan")), 1)
+    results["load"]["end"] = load()
+    await bench.stop()
+    return results
+
+
+def write_soak(results: dict[str, Any]) -> None:
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    (out / "server_soak.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    at = results["rss_at_keystroke_mb"]
+    verdict = ""
+    if 100 in at and 2000 in at:
+        change = (at[2000] - at[100]) / at[100] * 100
+        verdict = (
+            f" RSS after 2,000 keystrokes {change:+.1f} % of RSS after 100 (goal within 10 %)."
+        )
+    lines = [
+        "# Language-server typing soak",
+        "",
+        f"`.venv/bin/python bench/server_bench.py --soak --minutes {results['minutes']}` on "
+        f"{results['date']}: type-and-delete keystrokes in `{TARGET}` (standard library "
+        f"workspace, warm start), one at a time, each waiting for its diagnostics; "
+        f"{results['keystrokes']} keystrokes. Load average at start {results['load']['start']}, "
+        f"at the end {results['load']['end']}.{verdict}",
+        "",
+        f"RSS with the file opened: {results['rss_opened_mb']} MB; at keystroke 100: "
+        f"{at.get(100, '-')} MB; at keystroke 2,000: {at.get(2000, '-')} MB; at the end: "
+        f"{results['rss_end_mb']} MB.",
+        "",
+        "| minute | keystrokes | server RSS (MB) | load |",
+        "|---|---|---|---|",
+        *(
+            f"| {s['minute']} | {s['keystrokes']} | {s['rss_mb']} | {s['load']} |"
+            for s in results["samples"]
+        ),
+    ]
+    (out / "server_soak.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
 def write(results: dict[str, Any], quick: bool) -> None:
     out = HERE / "results"
     out.mkdir(exist_ok=True)
@@ -481,7 +586,12 @@ def main() -> int:
     parser.add_argument("--workdir", default="/tmp/crystal-server-bench")
     parser.add_argument("--skip-cold", action="store_true", help="reuse the cache (no cold run)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--soak", action="store_true", help="the bounded typing soak only")
+    parser.add_argument("--minutes", type=float, default=20.0, help="length of the soak")
     args = parser.parse_args()
+    if args.soak:
+        write_soak(asyncio.run(soak(args)))
+        return 0
     args.edits = 15 if args.quick else 100
     args.scores = 20 if args.quick else 50
     args.insertions = 6 if args.quick else 30

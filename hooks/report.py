@@ -198,7 +198,8 @@ class StderrProgress:
         quarter = 4 * done // total
         if quarter >= self.next_note:
             seconds = time.perf_counter() - self.started
-            note(f"{PROG}: indexed {done}/{total} files ({seconds:.0f} s)")
+            left = f", about {seconds * (total - done) / done:.0f} s left" if done < total else ""
+            note(f"{PROG}: indexed {done}/{total} files ({seconds:.0f} s{left})")
             self.next_note = quarter + 1
 
     def close(self) -> None:

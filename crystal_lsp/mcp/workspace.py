@@ -14,6 +14,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -96,6 +97,18 @@ class CheckOutcome:
         )
 
 
+NOTE_FILES = 50
+"""An indexing of at least this many files is told on stderr (the protocol is on stdout)."""
+
+
+def _stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # pragma: no cover - stderr closed
+        pass
+
+
 class Workspace:
     """One repository root served over MCP (see the module docstring)."""
 
@@ -110,6 +123,8 @@ class Workspace:
         self.status = Status()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crystal-mcp")
         self.built: concurrent.futures.Future[None] | None = None
+        self._notes = 0
+        self._noted = time.perf_counter()
 
     # ------------------------------------------------------------------ threading
     def start(self) -> concurrent.futures.Future[None]:
@@ -138,6 +153,24 @@ class Workspace:
     def _progress(self, phase: str, done: int, total: int) -> None:
         status = self.status
         status.phase, status.done, status.total = phase, done, max(total, 1)
+        if phase == "tokenizing" and total >= NOTE_FILES:
+            self._note(done, total)
+
+    def _note(self, done: int, total: int) -> None:
+        """A line on stderr at the start and each quarter of a long indexing, with time left."""
+        quarter = 4 * done // total
+        if done <= 1 and self._notes == 0:
+            self._noted = time.perf_counter()
+            self._notes = 1
+            _stderr(
+                f"crystal-lsp mcp: indexing {total} files (first run or many changes; later "
+                "starts reuse the cache; tools answer once it is done)"
+            )
+        elif quarter >= self._notes:
+            self._notes = quarter + 1
+            seconds = time.perf_counter() - self._noted
+            left = f", about {seconds * (total - done) / done:.0f} s left" if done < total else ""
+            _stderr(f"crystal-lsp mcp: indexed {done}/{total} files ({seconds:.0f} s{left})")
 
     def _build(self) -> None:
         started = time.perf_counter()

@@ -8,11 +8,16 @@ bodies (-32700) and non-request JSON (-32600) with a null id. Notifications are 
 Documents split into lines at ``\\r\\n``, ``\\r`` and ``\\n`` only, as the LSP specifies
 (pygls uses :meth:`str.splitlines`, which also breaks at form feeds and Unicode separators and
 then applies a client's edits at the wrong place).
+
+pygls 2.1 also keeps the future of every notification whose handler is a generator (its built-in
+``didOpen``/``didChange``/``didClose`` are) in its table of requests in flight, under an id of
+its own, for good: one future per keystroke. They are dropped here once done.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -132,6 +137,26 @@ class CrystalProtocol(LanguageServerProtocol):
                 request = inner.send(value)
             except StopIteration as stop:
                 return stop.value
+
+    def _execute_handler(
+        self,
+        msg_id: Any,
+        handler: Any,
+        callback: Any,
+        args: Any = None,
+        kwargs: Any = None,
+    ) -> None:
+        """Dispatch as pygls does; forget the future of anything but a client's request when done."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        if isinstance(callback, functools.partial) and callback.func == self._send_handler_result:
+            return  # a client's request: pygls removes it once answered (or cancelled)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(functools.partial(self._forget, msg_id))
+
+    def _forget(self, msg_id: Any, future: Any) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
 
     def _use_lsp_lines(self) -> None:
         old = self.workspace

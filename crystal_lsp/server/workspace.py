@@ -38,6 +38,7 @@ from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, cache_root, repo_cache_dir
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.buffers import Buffer, DocResult, DocumentSnapshot, entry_summary, present
+from crystal_lsp.server.memory import release_memory
 from crystal_lsp.text.entries import GENERATED, MINIFIED, NO_CODE, OK, Entry, Heavy
 from crystal_lsp.text.fingerprints import content_sha, text_sha
 from crystal_lsp.text.incremental import IncrementalEntry
@@ -212,6 +213,10 @@ class Folder:
                 self._inject(buffer)
             else:
                 buffer.injected = False
+        # the build's full scan read nearly every file's tokens (the cache has them), and what
+        # it allocated besides goes back: a cold start settles near a warm one
+        self.index.forget_tokens()
+        release_memory()
 
     def abandon(self, message: str) -> None:
         """Give up the first build (cancelled or failed): serve the open buffers alone."""

@@ -695,6 +695,8 @@ def test_progress_notes_on_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
     notes = capsys.readouterr().err.splitlines()
     assert notes[0].startswith("crystal-clones: indexing 100 files")
     assert [n.split()[2] for n in notes[1:]] == ["25/100", "50/100", "75/100", "100/100"]
+    # an estimate of the time left until the last note
+    assert ["s left)" in n for n in notes[1:]] == [True, True, True, False]
 
 
 def test_small_indexing_is_quiet(capsys: pytest.CaptureFixture[str]) -> None:

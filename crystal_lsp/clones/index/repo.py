@@ -308,6 +308,14 @@ class RepoIndex:
         return None if name == GENERIC else name
 
     # ----------------------------------------------------------------- heavy
+    def forget_tokens(self) -> None:
+        """Drop the tokens kept in memory (the cache has them; :meth:`heavy` reads them again).
+
+        A full scan reads the tokens of nearly every file: after a cold one they would stay.
+        """
+        self._pending_heavy.clear()
+        self._heavy.clear()
+
     def _remember_heavy(self, sha: str, heavy: Heavy) -> None:
         self._heavy[sha] = heavy
         self._heavy.move_to_end(sha)

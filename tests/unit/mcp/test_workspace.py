@@ -200,3 +200,29 @@ def test_a_snippet_shorter_than_any_copy_is_not_sent_back_for_a_language(
     sentence = advice([], outcome, 1, workspace.config.min_tokens)
     assert outcome.status == TOO_SHORT and outcome.tokens == 3
     assert "cannot repeat code" in sentence and "call again" not in sentence
+
+
+def test_a_long_first_indexing_is_told_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = Workspace(str(tmp_path))
+    try:
+        for done in range(1, 201):
+            ws._progress("tokenizing", done, 200)
+        ws._progress("scoring (python)", 1, 1)
+    finally:
+        ws.close()
+    notes = capsys.readouterr().err.splitlines()
+    assert notes[0].startswith("crystal-lsp mcp: indexing 200 files")
+    assert [n.split()[3] for n in notes[1:]] == ["50/200", "100/200", "150/200", "200/200"]
+    assert ["s left)" in n for n in notes[1:]] == [True, True, True, False]
+
+
+def test_a_small_indexing_is_quiet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = Workspace(str(tmp_path))
+    try:
+        for done in range(1, 11):
+            ws._progress("tokenizing", done, 10)
+    finally:
+        ws.close()
+    assert capsys.readouterr().err == ""

@@ -109,3 +109,20 @@ def test_snippets_near_a_span(entry: Entry, data: st.DataObject) -> None:
     assert [m for m in units if m.start <= end and m.end >= start] == [
         m for m in facts.units_near(start, end) if m.start <= end and m.end >= start
     ]
+
+
+def test_kept_tables_die_with_their_tokens() -> None:
+    """A file's tables go when its tokens go (a buffer's every version used to stay in memory)."""
+    import gc
+    import weakref
+
+    from crystal_lsp.clones.align.lines import entry_facts, line_table
+
+    heavy = Heavy(["def", "f", "(", ")"], "KNPP", [0, 4, 5, 6], [0, 0, 0, 0])
+    entry = Entry("python", "ok", 4, [])
+    assert line_table(heavy) is line_table(heavy)
+    assert entry_facts(entry) is entry_facts(entry)
+    gone = [weakref.ref(heavy), weakref.ref(entry)]
+    del heavy, entry
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None]

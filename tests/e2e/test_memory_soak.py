@@ -1,0 +1,78 @@
+"""A bounded typing soak: the language server's memory must not grow with the keystrokes.
+
+The real server over stdio (the raw JSON-RPC client) gets two hundred incremental edits of a
+3,000-line file (the standard library's ``email/_header_value_parser.py``) -- a character typed at the end of a line, then deleted, one at a time, each
+waiting for the diagnostics of its version. Its resident memory after the warm-up edits and
+after all of them must stay within a bound: every version of the buffer's tokens used to stay
+in memory (about 1 MB a keystroke in a 3,000-line file). No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sysconfig
+from pathlib import Path
+
+import pytest
+from raw_client import RawServer
+
+WARM_UP = 40
+KEYSTROKES = 200
+GROWTH_BOUND_KB = 40_000
+TARGET = "_header_value_parser.py"
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_typing_does_not_grow_memory(tmp_path: Path) -> None:
+    # real code: the standard library's email package (its 3,000-line header parser is edited)
+    root = tmp_path / "ws"
+    shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / "email", root)
+    text = (root / TARGET).read_text(encoding="utf-8")
+    raw = RawServer(tmp_path / "cache")
+    try:
+        raw.initialize(root)
+        uri = (root / TARGET).as_uri()
+        doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        raw.notify("textDocument/didOpen", {"textDocument": doc})
+        raw.diagnostics(uri, 1)
+        lines = text.split("\n")
+        body = [i for i, line in enumerate(lines) if line.startswith("    ")]
+        rng = random.Random(7)
+        version, rss = 1, {}
+        for n in range(KEYSTROKES // 2):
+            line = rng.choice(body)
+            column = len(lines[line])
+            for typed in ("x", ""):
+                version += 1
+                end = column + (0 if typed else 1)
+                change = {
+                    "range": {
+                        "start": {"line": line, "character": column},
+                        "end": {"line": line, "character": end},
+                    },
+                    "text": typed,
+                }
+                raw.notify(
+                    "textDocument/didChange",
+                    {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+                )
+                raw.diagnostics(uri, version)
+            if 2 * (n + 1) in (WARM_UP, KEYSTROKES):
+                rss[2 * (n + 1)] = _rss_kb(raw.proc.pid)
+            raw.received.clear()  # the client's own memory
+        growth = rss[KEYSTROKES] - rss[WARM_UP]
+        print(f"RSS after {WARM_UP} and {KEYSTROKES} keystrokes: {rss} kB")
+        assert growth < GROWTH_BOUND_KB, (
+            f"RSS grew {growth} kB from keystroke {WARM_UP} to {KEYSTROKES}: {rss}"
+        )
+    finally:
+        assert raw.close() == 0
