@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,38 +210,54 @@ def commits(repo: Path, n: int) -> list[str]:
     return list(reversed(out.split()))
 
 
-def replay(project: str, lang: str, tools: Tools, n: int, keep: Path) -> dict[str, Any]:
-    """Replay one project; its per-commit records."""
+def replay(project: str, lang: str, tools: Tools, n: int, keep: Path) -> None:
+    """Replay one project, newest commit first; each record appended to its JSONL file.
+
+    Newest first, so that a replay stopped early still holds the last K commits.
+    """
     repo = tools.work / project
     if not repo.exists():
         git(Path("/"), "clone", "-q", str(HISTORIES / f"{project}.bundle"), str(repo))
-    shas = commits(repo, n)
+    shas = commits(repo, n)[::-1]
+    meta = {"project": project, "language": lang, "repo": str(repo), "tools": tools.names}
+    (keep / f"{project}.meta.json").write_text(json.dumps(meta) + "\n")
     # warm every cache on the first parent, as one developer's cache is warm
-    stage(repo, shas[0])
-    git(repo, "reset", "-q", "--hard", f"{shas[0]}^")
+    git(repo, "checkout", "-q", "-f", "--detach", f"{shas[0]}^")
     for tool, python in tools.pythons.items():
         cmd = [python, "-m", "crystal_lsp", "scan", ".", "--no-progress", "-o", os.devnull]
         timed(cmd, repo, tools.env(tool))
-    records = []
+    out = keep / f"{project}.records.jsonl"
+    out.write_text("")
     for i, sha in enumerate(shas):
         files = stage(repo, sha)
         order = tools.names if i % 2 == 0 else list(reversed(tools.names))
         runs = {tool: tools.run(tool, repo, files) for tool in order}
-        subject = git(repo, "log", "-1", "--format=%s", sha).strip()
-        records.append(
-            {
-                "commit": sha,
-                "subject": subject,
-                "files": len(files),
-                "runs": {t: asdict(r) for t, r in runs.items()},
-            }
-        )
+        record = {
+            "commit": sha,
+            "subject": git(repo, "log", "-1", "--format=%s", sha).strip(),
+            "files": len(files),
+            "load": _load(),
+            "runs": {t: asdict(r) for t, r in runs.items()},
+        }
+        with out.open("a") as fh:
+            fh.write(json.dumps(record) + "\n")
         shown = " ".join(
             f"{t}={len(r.warnings)}{'!' if r.refused else ''}" for t, r in runs.items()
         )
         print(f"{project} {i + 1}/{len(shas)} {sha[:8]} {shown}", file=sys.stderr, flush=True)
-    (keep / f"{project}.records.json").write_text(json.dumps(records, indent=1) + "\n")
-    return {"project": project, "language": lang, "repo": str(repo), "records": records}
+
+
+def load_projects(keep: Path) -> list[dict[str, Any]]:
+    """The replayed projects found in ``keep``, in :data:`PROJECTS` order."""
+    out = []
+    for name, _ in PROJECTS:
+        meta_path = keep / f"{name}.meta.json"
+        if meta_path.exists():
+            meta = json.loads(meta_path.read_text())
+            lines = (keep / f"{name}.records.jsonl").read_text().splitlines()
+            meta["records"] = [json.loads(x) for x in lines if x.strip()]
+            out.append(meta)
+    return out
 
 
 def summarize(project: dict[str, Any], tools: list[str]) -> dict[str, Any]:
@@ -261,11 +278,12 @@ def summarize(project: dict[str, Any], tools: list[str]) -> dict[str, Any]:
     return out
 
 
-def markdown(summaries: list[dict[str, Any]], load: str, n: int) -> str:
+def markdown(summaries: list[dict[str, Any]], load: str) -> str:
     """The summary table."""
     rows = [
-        f"# Hook replay: last {n} non-merge commits per project\n",
-        f"Load average at start / end: {load}. CPU: the tool process's user+system seconds.",
+        "# Hook replay: the last non-merge commits of each project\n",
+        f"Load averages (first ... last commit): {load}. CPU: the tool process's user+system "
+        "seconds (RUSAGE_CHILDREN).",
         "Every project is held out (nothing was tuned on any); express is reported first.\n",
         "| project | tool | refused / 100 | warnings / 100 | CPU median s | CPU p95 s | errors |",
         "|---|---|---|---|---|---|---|",
@@ -284,36 +302,99 @@ def _load() -> str:
 
 
 def main_run(args: argparse.Namespace) -> int:
-    """``run``: replay, summarize, write the pending-judgment files."""
+    """``run``: replay, then :func:`main_report`."""
     after = os.path.abspath(args.after)  # not resolved: a venv's python is a symlink
+    pythons = {"after": after}
+    if args.before:
+        pythons = {"before": os.path.abspath(args.before), "after": after}
+    jscpd = None if args.no_jscpd else (args.jscpd or shutil.which("jscpd"))
+    jscpd = os.path.abspath(jscpd) if jscpd else None
+    keep = Path(args.out)
+    keep.mkdir(parents=True, exist_ok=True)
+    work = Path(args.work or tempfile.mkdtemp(prefix="hook-replay-"))
+    for name, lang in [p for p in PROJECTS if not args.project or p[0] in args.project]:
+        tools = Tools(pythons, jscpd, lang, work / f"{name}-work")
+        tools.work.mkdir(parents=True, exist_ok=True)
+        replay(name, lang, tools, args.n, keep)
+    code = main_report(args)
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return code
+
+
+def main_report(args: argparse.Namespace) -> int:
+    """``report``: the summary and the pending-judgment files from the records in ``--out``."""
+    keep = Path(args.out)
+    projects = load_projects(keep)
+    summaries = [summarize(p, p["tools"]) for p in projects]
+    loads = [r["load"] for p in projects for r in p["records"]]
+    load = f"{loads[0]} ... {loads[-1]}" if loads else "-"
+    (keep / "summary.json").write_text(
+        json.dumps({"load": load, "projects": summaries}, indent=1) + "\n"
+    )
+    (keep / "summary.md").write_text(markdown(summaries, load))
+    write_pending(projects, keep)
+    print(markdown(summaries, load))
+    return 0
+
+
+def main_planted(args: argparse.Namespace) -> int:
+    """``planted``: a renamed copy planted in K of the last N commits of each project."""
+    import random
+
+    from hook_replay_planted import EXT, caught, plant
+
+    after = os.path.abspath(args.after)
     pythons = (
         {"before": os.path.abspath(args.before), "after": after}
         if args.before
         else {"after": after}
     )
-    jscpd = None if args.no_jscpd else (args.jscpd or shutil.which("jscpd"))
-    jscpd = os.path.abspath(jscpd) if jscpd else None
     keep = Path(args.out)
     keep.mkdir(parents=True, exist_ok=True)
-    load = _load()
-    work = Path(args.work or tempfile.mkdtemp(prefix="hook-replay-"))
-    projects = []
-    wanted = [p for p in PROJECTS if not args.project or p[0] in args.project]
-    for name, lang in wanted:
-        tools = Tools(pythons, jscpd, lang, work / f"{name}-work")
+    work = Path(args.work or tempfile.mkdtemp(prefix="hook-planted-"))
+    load, results = _load(), []
+    for name, lang in [p for p in PROJECTS if not args.project or p[0] in args.project]:
+        tools = Tools(pythons, None, lang, work / f"{name}-work")
         tools.work.mkdir(parents=True, exist_ok=True)
-        projects.append(replay(name, lang, tools, args.n, keep))
-        names = tools.names
-    summaries = [summarize(p, names) for p in projects]
-    load += " / " + _load()
-    (keep / "summary.json").write_text(
-        json.dumps({"load": load, "n": args.n, "projects": summaries}, indent=1) + "\n"
-    )
-    (keep / "summary.md").write_text(markdown(summaries, load, args.n))
-    write_pending(projects, keep)
-    print(markdown(summaries, load, args.n))
-    if not args.work:
-        shutil.rmtree(work, ignore_errors=True)
+        repo = tools.work / name
+        if not repo.exists():
+            git(Path("/"), "clone", "-q", str(HISTORIES / f"{name}.bundle"), str(repo))
+        shas = commits(repo, args.n)[:: max(1, args.n // args.k)][: args.k]
+        git(repo, "checkout", "-q", "-f", "--detach", f"{shas[0]}^")
+        for tool, python in pythons.items():
+            timed(
+                [python, "-m", "crystal_lsp", "scan", ".", "--no-progress", "-o", os.devnull],
+                repo,
+                tools.env(tool),
+            )
+        rng = random.Random(f"{name}-planted")
+        for sha in shas:
+            staged = stage(repo, sha)
+            files = [f for f in git(repo, "ls-files", "-z").split("\0") if f.endswith(EXT[lang])]
+            planted = plant(repo, lang, files, rng)
+            if planted is None:
+                continue
+            git(repo, "add", "--", planted["copy"])
+            runs = {t: tools.run(t, repo, [*staged, planted["copy"]]) for t in tools.names}
+            got = {t: caught(planted, [asdict(w) for w in r.warnings]) for t, r in runs.items()}
+            results.append({"project": name, "commit": sha, **planted, "result": got})
+            print(f"planted {name} {sha[:8]} {planted['copy']} {got}", file=sys.stderr, flush=True)
+    rows = [
+        f"# Planted renamed copies (load {load} / {_load()})\n",
+        "| project | tool | caught | reversed | missed |",
+        "|---|---|---|---|---|",
+    ]
+    for name, _ in PROJECTS:
+        for tool in pythons:
+            got = Counter(r["result"][tool] for r in results if r["project"] == name)
+            if got:
+                rows.append(
+                    f"| {name} | {tool} | {got['caught']} | {got['reversed']} | {got['missed']} |"
+                )
+    (keep / "planted.json").write_text(json.dumps(results, indent=1) + "\n")
+    (keep / "planted.md").write_text("\n".join(rows) + "\n")
+    print("\n".join(rows))
     return 0
 
 
@@ -330,6 +411,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--project", action="append", help="only these projects (repeatable)")
     run.add_argument("--work", help="keep clones and caches here (default: a temporary directory)")
     run.add_argument("--out", default=str(OUT), help="results directory")
+    pl = sub.add_parser("planted", help="plant a renamed copy in K of the last N commits")
+    pl.add_argument("-n", type=int, default=100, help="commits per project to pick from")
+    pl.add_argument("-k", type=int, default=10, help="planted commits per project (default 10)")
+    pl.add_argument("--before", help="python of the 'before' installation")
+    pl.add_argument("--after", default=sys.executable, help="python of the 'after' installation")
+    pl.add_argument("--project", action="append", help="only these projects (repeatable)")
+    pl.add_argument("--work", help="keep clones and caches here (default: a temporary directory)")
+    pl.add_argument("--out", default=str(OUT), help="results directory")
+    rp = sub.add_parser("report", help="summary and pending-judgment files from the records")
+    rp.add_argument("--out", default=str(OUT), help="results directory")
     sc = sub.add_parser("score", help="judged precision from the labelers' files")
     sc.add_argument("--out", default=str(OUT), help="results directory")
     return p
@@ -339,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = build_parser().parse_args(argv)
     started = time.perf_counter()
-    code = main_run(args) if args.command == "run" else score(Path(args.out))
+    commands = {"run": main_run, "planted": main_planted, "report": main_report}
+    code = commands[args.command](args) if args.command in commands else score(Path(args.out))
     print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     return code
 
