@@ -27,10 +27,11 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from crystal_lsp.clones.created import Before, Verdict, created_copies, scan_before
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding, at_level, display_path
 from crystal_lsp.clones.git import Git, Spans, git_env, git_root
@@ -66,6 +67,11 @@ if TYPE_CHECKING:
     from .moves import Piece
 
 WHOLE_FILE: Spans = [(1, 2**31 - 1)]
+MAX_WARNINGS = 10
+NEXT_STEP = (
+    f"{PROG}: call or extend the original instead of copying it; if the copy is meant, mark it "
+    "with a `crystal: ignore` comment on its first line; to commit anyway: git commit --no-verify"
+)
 Progress = Callable[[str, int, int], None]
 
 
@@ -170,8 +176,12 @@ def _check_change(
         )
         _record(outcome, result, set(focus))
         findings = _apply_baseline(result.findings, request, outcome, config)
+        verdicts = _created(
+            root, git, change, config, store, request, corpus, overrides, focus, findings
+        )
+        outcome.existing = len(findings) - len(verdicts)
         moved: dict[Key, Piece] = {}
-        if findings and index is not None:
+        if verdicts and index is not None:
             from .moves import added_pieces, match_moves, removed_pieces
 
             if result.cached:
@@ -180,13 +190,51 @@ def _check_change(
             removed = removed_pieces(old_index, old_contents(git, change), change.removed)
             if removed:
                 moved = match_moves(index, added_pieces(index, focus), removed, change.renamed_from)
-    for finding in findings:
-        addition = addition_for(finding, focus, moved)
+    for verdict in verdicts:
+        addition = addition_for(verdict.finding, focus, moved, verdict=verdict)
         if addition is None:
             outcome.moves += 1
         else:
             outcome.additions.append(addition)
     return outcome
+
+
+def _created(
+    root: str,
+    git: Git,
+    change: Change,
+    config: ScanConfig,
+    store: Store,
+    request: Request,
+    corpus: list[str],
+    overrides: dict[str, bytes],
+    focus: dict[str, Spans],
+    findings: list[Finding],
+) -> list[Verdict]:
+    """The findings with a copy the change creates (:mod:`crystal_lsp.clones.created`)."""
+    if not findings or change.diff is None:
+        return []
+    before = Before.of(git, change.diff)
+
+    def run(
+        paths: list[str], old: dict[str, bytes], old_focus: Mapping[str, Spans]
+    ) -> list[Finding]:
+        unchanged = {p: d for p, d in overrides.items() if p not in change.changed}
+        return run_scan(
+            root,
+            paths,
+            config,
+            store=store,
+            overrides={**unchanged, **old},
+            focus_lines=old_focus,
+            jobs=request.jobs,
+        ).findings
+
+    def scan(old_focus: Mapping[str, Spans]) -> list[Finding]:
+        return scan_before(before, corpus, old_focus, run, lambda p: filter_paths(p, config))
+
+    verdicts, _ = created_copies(findings, focus, before, scan)
+    return verdicts
 
 
 def _check_files(
@@ -307,8 +355,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="text",
         help="agent: one line per copy (original ~ new copy) and the summary, all on stdout",
     )
+    p.add_argument(
+        "--max-warnings",
+        type=_count,
+        default=MAX_WARNINGS,
+        metavar="N",
+        help=f"print at most N findings and count the rest (default {MAX_WARNINGS}; 0: all)",
+    )
     p.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     return p
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -334,8 +399,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     agent = args.format == "agent"
-    for addition in outcome.additions:
+    limit = args.max_warnings or len(outcome.additions)
+    for addition in outcome.additions[:limit]:
         sys.stdout.write((addition.agent_line() if agent else addition.line()) + "\n")
+    rest = len(outcome.additions) - limit
+    if rest > 0:
+        sys.stdout.write(f"... and {rest} more (--max-warnings {args.max_warnings})\n")
     if agent:
         # an agent reads stdout only: the summary goes there too, with what to do
         advice = "; reuse the original on the left of each ~" if outcome.additions else ""
@@ -343,6 +412,8 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     if not agent:
         note(summary(outcome, config))
+        if outcome.additions and outcome.mode != FILES:
+            note(NEXT_STEP)
     for path, reason in outcome.skipped:
         note(f"{PROG}: not checked {display_path(path)}: {reason}")
     if outcome.additions and not args.warn_only:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from crystal_lsp.clones.created import Verdict
 from crystal_lsp.clones.findings import Finding, Location, Pair, display_path
 from crystal_lsp.clones.git import Spans
 from crystal_lsp.clones.settings import ScanConfig
@@ -42,14 +43,21 @@ class Addition:
     """The class's other copies in the checked code (other new copies, for a change)."""
     finding: Finding
     new: bool = True
+    at: int = 0
+    """The first line of the copy that the change adds (its first line in files mode)."""
 
     def line(self) -> str:
-        """``path:line: near-duplicate of other:line (what it is), similarity 0.87``."""
-        what = self.other.describe()
-        where = f"{display_path(self.other.path)}:{self.other.first_line}"
+        """``original:line: function f copied to copy:line (lines a-b), similarity 0.87``.
+
+        The original first, then where the change adds the copy (a line it adds).
+        """
+        what = self.other.describe() or "code"
+        copy = self.location
+        at = self.at or copy.first_line
+        verb = "copied to" if self.new else "duplicated at"
         text = (
-            f"{display_path(self.location.path)}:{self.location.first_line}: "
-            f"near-duplicate of {where}{f' ({what})' if what else ''}, "
+            f"{display_path(self.other.path)}:{self.other.first_line}: {what} {verb} "
+            f"{display_path(copy.path)}:{at} (lines {copy.first_line}-{copy.last_line}), "
             f"similarity {self.similarity:.2f}"
         )
         if self.also:
@@ -79,6 +87,8 @@ class Outcome:
     corpus: int = 0
     """Files of the repository the checked code was compared with (0: no comparison needed)."""
     moves: int = 0
+    existing: int = 0
+    """Findings touching the change whose copies all existed before it (not new)."""
     baselined: int = 0
     similar: int = 0
     """Findings of similar structure not reported (``--show-similar`` reports them)."""
@@ -97,33 +107,58 @@ def in_focus(loc: Location, focus: Mapping[str, Spans] | None) -> bool:
     )
 
 
+def _first_added(loc: Location, focus: Mapping[str, Spans] | None) -> int:
+    """The first line of a location that the change adds (its first line without a focus)."""
+    spans = (focus or {}).get(loc.path) or []
+    lines = [
+        max(lo, loc.first_line) for lo, hi in spans if lo <= loc.last_line and loc.first_line <= hi
+    ]
+    return min(lines, default=loc.first_line)
+
+
 def addition_for(
     finding: Finding,
     focus: Mapping[str, Spans] | None,
     moved: Mapping[Key, object],
     new: bool = True,
+    verdict: Verdict | None = None,
 ) -> Addition | None:
-    """The reported form of a finding, or None when all its new code was moved there."""
+    """The reported form of a finding, or None when all its new code was moved there.
+
+    With a :class:`Verdict` (a change), the copy is the verdict's first created copy that was
+    not moved, the original its closest partner; without, the first location in focus.
+    """
+    order = list(verdict.copies) if verdict is not None else range(len(finding.locations))
     fresh = [
         i
-        for i, loc in enumerate(finding.locations)
-        if in_focus(loc, focus) and location_key(loc) not in moved
+        for i in order
+        if in_focus(finding.locations[i], focus) and location_key(finding.locations[i]) not in moved
     ]
     if not fresh:
         return None
     anchor = fresh[0]
+    allowed = set(verdict.originals[verdict.copies.index(anchor)]) if verdict is not None else None
     pairs = [p for p in finding.pairs if anchor in (p.a, p.b)] or finding.pairs
 
-    def rank(pair: Pair) -> tuple[float, bool, int]:
+    def rank(pair: Pair) -> tuple[bool, float, bool, int]:
         other = pair.b if pair.a == anchor else pair.a
-        return (pair.similarity, other not in fresh, -other)  # then existing code, then first
+        known = allowed is None or other in allowed
+        return (known, pair.similarity, other not in fresh, -other)  # then existing, then first
 
     best = max(pairs, key=rank)
     other = best.b if best.a == anchor else best.a
-    similarity = best.similarity
+    if other == anchor or (allowed is not None and other not in allowed):
+        other = (verdict.originals[verdict.copies.index(anchor)] if verdict else [other])[0]
     also = tuple(finding.locations[i] for i in fresh[1:] if i != other)
+    loc = finding.locations[anchor]
     return Addition(
-        finding.locations[anchor], finding.locations[other], similarity, also, finding, new
+        loc,
+        finding.locations[other],
+        best.similarity,
+        also,
+        finding,
+        new,
+        _first_added(loc, focus) if new else loc.first_line,
     )
 
 
@@ -145,6 +180,9 @@ def summary(outcome: Outcome, config: ScanConfig) -> str:
     parts = [head]
     if outcome.moves:
         parts.append(f"{outcome.moves} moved")
+    if outcome.existing:
+        n = outcome.existing
+        parts.append(f"{n} edit{'s' if n != 1 else ''} of existing copies")
     if outcome.baselined:
         parts.append(f"{outcome.baselined} baselined")
     if outcome.similar:

@@ -61,9 +61,12 @@ class Change:
     dirty: set[str] = field(default_factory=set)
     """Files of the new state whose work-tree content differs from it."""
     merging: bool = False
+    diff: Diff | None = None
+    """The diff the change was read from (hunks and old blobs: what existed before)."""
 
 
 def _apply_diff(change: Change, diff: Diff) -> None:
+    change.diff = diff
     parsed = diff.patch
     for entry in diff.entries:
         if entry.status == "U":

@@ -113,8 +113,8 @@ def _demo_path() -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other subcommands (and --help) do not pay for numpy and the index.
-    from crystal_lsp.clones.files import list_files
-    from crystal_lsp.clones.git import changed_lines
+    from crystal_lsp.clones.created import change_since, keep_created
+    from crystal_lsp.clones.files import filter_paths, list_files
     from crystal_lsp.clones.reports.baseline import load_baseline, without_baselined, write_baseline
     from crystal_lsp.clones.settings import load_config
 
@@ -124,13 +124,11 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.baseline, "--baseline")
     config = load_config(root, command_line_overrides(args))
     paths = list_files(root, config)
-    focus = (
-        changed_lines(root, args.new_since, untracked=not config.tracked_only)
-        if args.new_since
-        else None
-    )
-    if focus is not None:
-        focus = {p: spans for p, spans in focus.items() if p in set(paths)}
+    before = None
+    focus = None
+    if args.new_since:
+        added, before = change_since(root, args.new_since, untracked=not config.tracked_only)
+        focus = {p: spans for p, spans in added.items() if p in set(paths)}
     run_scan = _scan_runner(args)
     with _progress(args) as progress:
         result = run_scan(
@@ -143,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
             with_ngrams=args.show_ngrams,
             jobs=args.jobs,
         )
+    if before is not None and focus is not None:
+        # only the copies the change creates: edits of older copies are counted, not reported
+        keep_created(result, focus, before, paths, lambda p: filter_paths(p, config))
     findings = result.findings
     if args.update_baseline:
         count = write_baseline(args.baseline, findings)

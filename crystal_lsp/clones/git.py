@@ -81,6 +81,7 @@ _DIFF = (
     "--ignore-submodules",
 )
 Spans = list[tuple[int, int]]
+Hunk = tuple[int, int, int, int]
 
 
 class GitError(CrystalError):
@@ -355,6 +356,8 @@ class Patch:
 
     added: dict[str, Spans] = field(default_factory=dict)
     removed: dict[str, Spans] = field(default_factory=dict)
+    hunks: dict[str, list[Hunk]] = field(default_factory=dict)
+    """Per new path, each hunk's old start and count and new start and count (git's numbers)."""
 
 
 @dataclass(frozen=True)
@@ -401,6 +404,10 @@ def parse_patch(patch: bytes) -> Patch:
                 out.removed.setdefault(old_path, []).append((old_start, old_start + old_count - 1))
             if new_count and new_path is not None:
                 out.added.setdefault(new_path, []).append((new_start, new_start + new_count - 1))
+            if new_path is not None:
+                out.hunks.setdefault(new_path, []).append(
+                    (old_start, old_count, new_start, new_count)
+                )
             # skip the body: old_count '-' lines and new_count '+' lines ("\ No newline" aside)
             left = old_count + new_count
             while left and i < len(lines):

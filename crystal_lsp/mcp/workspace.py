@@ -24,10 +24,10 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from crystal_lsp.clones.files import list_files
+from crystal_lsp.clones.created import change_since, keep_created
+from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.finder import CloneFinder
 from crystal_lsp.clones.findings import Finding, at_level, display_path
-from crystal_lsp.clones.git import changed_lines
 from crystal_lsp.clones.index import FileState, RepoIndex
 from crystal_lsp.clones.scan import ScanResult, run_scan
 from crystal_lsp.clones.settings import ScanConfig, load_config
@@ -307,11 +307,14 @@ class Workspace:
         """A scan of the repository as it is on disk now (the cached result when unchanged)."""
         self.paths = list_files(self.root, self.config)
         focus = None
+        before = None
         if new_since:
             wanted = set(self.paths)
-            changed = changed_lines(self.root, new_since, untracked=not self.config.tracked_only)
-            focus = {p: s for p, s in changed.items() if p in wanted}
-        return run_scan(
+            added, before = change_since(
+                self.root, new_since, untracked=not self.config.tracked_only
+            )
+            focus = {p: s for p, s in added.items() if p in wanted}
+        result = run_scan(
             self.root,
             self.paths,
             self.config,
@@ -319,6 +322,12 @@ class Workspace:
             index=self.index,
             finder=self.finder,
         )
+        if before is not None and focus is not None:
+            # the same rule as the hook: only copies the change creates
+            config = self.config
+            keep = lambda p: filter_paths(p, config)  # noqa: E731
+            keep_created(result, focus, before, self.paths, keep, self.index.store)
+        return result
 
     def file_findings(self, path: str) -> list[Finding]:
         """The findings of a scan with a copy in one indexed file (worker thread)."""

@@ -112,4 +112,4 @@ def write_corpus(repo: Repo, modules: dict[str, str] | None = None) -> None:
 
 
 def lines_naming(lines: Sequence[str], other: str) -> list[str]:
-    return [line for line in lines if f"near-duplicate of {other}:" in line]
+    return [line for line in lines if line.startswith(f"{other}:")]

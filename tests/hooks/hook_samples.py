@@ -215,4 +215,7 @@ def expand(pairs):
     return "".join(char * count for char, count in pairs)
 '''
 
-LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): near-duplicate of (?P<other>.+?):(?P<oline>\d+)")
+LINE = re.compile(
+    r"^(?P<other>.+?):(?P<oline>\d+): .*? (?:copied to|duplicated at) (?P<path>.+?):(?P<line>\d+) "
+    r"\(lines (?P<first>\d+)-(?P<last>\d+)\)"
+)

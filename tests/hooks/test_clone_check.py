@@ -40,7 +40,10 @@ def test_staged_near_copy_of_an_unchanged_file_is_reported(repo: Repo) -> None:
     found = _only_line(lines)
     assert (found["path"], found["line"]) == ("tools/settings.py", "1")
     assert (found["other"], found["oline"]) == (ORIGINAL, "4")
-    assert "(function parse_config), similarity 1.00" in lines[0]
+    assert lines[0] == (
+        "app/config.py:4: function parse_config copied to tools/settings.py:1 (lines 1-13), "
+        "similarity 1.00"
+    )
     assert "1 clone-like addition in 1 staged file" in err
 
 
@@ -218,7 +221,7 @@ def test_a_rename_with_edits_is_not_a_clone(repo: Repo) -> None:
     assert "R" in repo.git("diff", "--cached", "--name-status", "-M")
     code, lines, err = repo.hook(*repo.staged())
     assert (code, lines) == (0, [])
-    assert "1 moved" in err
+    assert "1 edit of existing copies" in err  # the pair existed before the rename
 
 
 def test_moving_a_function_within_its_file_is_not_a_clone(repo: Repo) -> None:
@@ -266,7 +269,7 @@ def test_editing_code_that_already_had_a_copy_is_not_new(repo: Repo) -> None:
     repo.add(ORIGINAL)
     code, lines, err = repo.hook(*repo.staged())
     assert (code, lines) == (0, [])
-    assert "1 moved" in err
+    assert "1 edit of existing copies" in err
 
 
 # ----------------------------------------------------------------------------- git situations
@@ -379,7 +382,7 @@ def test_paths_with_spaces_unicode_and_newlines(
     assert code == 1
     assert len(lines) == 1  # one line per finding even when a path has a newline
     shown, original = report.display_path(copy_path), report.display_path(original_path)
-    assert lines[0].startswith(f"{shown}:4: near-duplicate of {original}:4 (function dijkstra)")
+    assert lines[0].startswith(f"{original}:4: function dijkstra copied to {shown}:4 ")
 
 
 def test_display_path_escapes_control_characters() -> None:
@@ -726,9 +729,8 @@ def test_two_new_copies_of_one_original_are_one_finding(repo: Repo) -> None:
     code, lines, err = repo.hook(*repo.staged())
     assert code == 1
     assert len(lines) == 1
-    assert lines[0].startswith("a/settings.py:1: near-duplicate of ")
     assert lines[0] == (
-        "a/settings.py:1: near-duplicate of app/config.py:4 (function parse_config), "
+        "app/config.py:4: function parse_config copied to a/settings.py:1 (lines 1-13), "
         "similarity 1.00; also added at b/settings.py:1"
     )
     assert "1 clone-like addition in 2 staged files" in err

@@ -112,9 +112,7 @@ def test_staged_near_copy_fails_and_names_the_original(world: dict[str, object])
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert "crystal clone check" in output and "Failed" in output
-    assert (
-        "tools/settings.py:1: near-duplicate of app/config.py:4 (function parse_config)" in output
-    )
+    assert "app/config.py:4: function parse_config copied to tools/settings.py:1 (" in output
     assert "- exit code: 1" in output
 
 

@@ -1,0 +1,225 @@
+"""A copy is new only when the change creates it: each false alarm of real history, replayed small.
+
+Every test builds a short git history in which ``legacy/settings.py`` already copies
+``app/config.py`` (or test functions copy each other), stages one change, and runs the hook,
+``crystal-lsp scan --new-since HEAD`` and the MCP server's diff check on it: edits inside
+existing duplication pass all three; a copy the change adds is reported by all three.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hook_repo import Repo
+from hook_samples import LINE, LOAD_SETTINGS, MODULES, PARSE_CONFIG
+
+from crystal_lsp.cli.main import main as cli_main
+
+ORIGINAL = "app/config.py"
+COPY = "legacy/settings.py"
+
+# a test module of near-identical test functions, as linters sweep them
+TEST_CASE = """\
+def test_{name}_parses_{what}(tmp_path):
+    path = tmp_path / "{name}.conf"
+    path.write_text("alpha = 1\\nbeta = two\\n# comment\\n", encoding="utf-8")
+    result = parse_config(str(path), {{"gamma": "3"}})
+    assert result["alpha"] == "1"
+    assert result["beta"] == "two"
+    assert result["gamma"] == "3"
+    assert result.get("delta") == None
+    assert len(result) == 3
+"""
+
+
+def _tests_module(prefix: str) -> str:
+    cases = [TEST_CASE.format(name=prefix, what=w) for w in ("keys", "values", "defaults")]
+    return "from app.config import parse_config\n\n\n" + "\n\n".join(cases)
+
+
+def _with_copy(repo: Repo, text: str = LOAD_SETTINGS) -> None:
+    repo.write(COPY, text)
+    repo.add(COPY)
+    repo.commit("an older copy")
+
+
+def _new_since(repo: Repo, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    capsys.readouterr()
+    code = cli_main(["scan", str(repo.path), "--new-since", "HEAD", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == (1 if doc["findings"] else 0)
+    return list(doc["findings"])
+
+
+def _mcp_findings(repo: Repo) -> int:
+    pytest.importorskip("mcp")
+    from crystal_lsp.mcp.workspace import Workspace
+
+    ws = Workspace(str(repo.path), jobs=1)
+    try:
+        return len(ws.scan("HEAD").findings)
+    finally:
+        ws.close()
+
+
+def _passes_everywhere(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = repo.hook(*repo.staged())
+    assert (code, lines) == (0, []), err
+    assert _new_since(repo, capsys) == []
+    assert _mcp_findings(repo) == 0
+
+
+# ----------------------------------------------------------------------------- never block
+
+
+def test_a_comment_fix_inside_a_duplicated_function(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commented = LOAD_SETTINGS.replace(
+        "            if not text",
+        "            # skip blank lines and coments\n            if not text",
+    )
+    _with_copy(repo, commented)
+    repo.write(COPY, commented.replace("coments", "comments"))
+    repo.add(COPY)
+    _passes_everywhere(repo, capsys)
+
+
+def test_added_doc_comments(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    _with_copy(repo)
+    documented = LOAD_SETTINGS.replace(
+        "    settings = dict(base)\n",
+        "    # Start from the defaults: a key the file does not set keeps its value.\n"
+        "    # Keys are case-insensitive and stored in lower case.\n"
+        "    settings = dict(base)\n",
+    ).replace(
+        "    return settings\n",
+        "    # Values are strings: the caller converts them.\n    return settings\n",
+    )
+    repo.write(COPY, "# Settings of the legacy tools.\n\n\n" + documented)
+    repo.add(COPY)
+    _passes_everywhere(repo, capsys)
+
+
+def test_a_linter_sweep_over_duplicated_tests(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("tests/test_config.py", _tests_module("config"))
+    repo.write("tests/test_settings.py", _tests_module("settings"))
+    repo.add("tests")
+    repo.commit("duplicated tests")
+    for name in ("config", "settings"):
+        swept = _tests_module(name).replace('.get("delta") == None', '.get("delta") is None')
+        repo.write(
+            f"tests/test_{name}.py",
+            swept.replace("len(result) == 3", "len(result) == 3  # a, b, g"),
+        )
+    repo.add("tests")
+    _passes_everywhere(repo, capsys)
+
+
+def test_a_refactor_that_removes_duplication(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _with_copy(repo)
+    merged = LOAD_SETTINGS.replace(
+        '            if not text or text.startswith(";"):\n                continue\n'
+        '            if "=" not in text:\n'
+        '                raise ValueError(f"{filename}:{lineno}: expected name = value")\n',
+        '            if text and not text.startswith(";") and "=" not in text:\n'
+        '                raise ValueError(f"{filename}:{lineno}: expected name = value")\n',
+    )
+    assert merged != LOAD_SETTINGS
+    repo.write(COPY, merged)
+    repo.add(COPY)
+    _passes_everywhere(repo, capsys)
+
+
+def test_fixing_a_typo_in_a_name_inside_an_old_copy(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _with_copy(repo, LOAD_SETTINGS.replace("settings", "setings"))
+    repo.write(COPY, LOAD_SETTINGS)
+    repo.add(COPY)
+    _passes_everywhere(repo, capsys)
+
+
+# ----------------------------------------------------------------------------- still reported
+
+
+def test_the_old_code_is_the_original_and_the_added_code_the_copy(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A commit that edits a line of the original and adds a copy of it names them right."""
+    edited = MODULES[ORIGINAL].replace("line = line.strip()", "line = line.strip()  # no blanks")
+    appended = edited + "\n\n" + LOAD_SETTINGS
+    repo.write(ORIGINAL, appended)
+    repo.add(ORIGINAL)
+    code, lines, _ = repo.hook(*repo.staged())
+    assert code == 1 and len(lines) == 1, lines
+    found = LINE.match(lines[0])
+    assert found, lines[0]
+    first_new = appended.count("\n") - LOAD_SETTINGS.count("\n") + 1
+    assert (found["other"], found["oline"]) == (ORIGINAL, "4")  # the old function
+    assert found["path"] == ORIGINAL and int(found["line"]) >= first_new
+    assert int(found["first"]) <= int(found["line"]) <= int(found["last"])
+    assert len(_new_since(repo, capsys)) == 1
+
+
+def test_a_copy_appended_to_a_file_with_an_older_copy(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Adding code next to an old copy is no edit of it: a second copy is new."""
+    _with_copy(repo)
+    second = PARSE_CONFIG.replace("parse_config", "read_config").replace("result", "values")
+    repo.write(COPY, LOAD_SETTINGS + "\n\n" + second)
+    repo.add(COPY)
+    code, lines, _ = repo.hook(*repo.staged())
+    assert code == 1 and len(lines) == 1, lines
+    found = LINE.match(lines[0])
+    assert found and found["path"] == COPY and int(found["line"]) > LOAD_SETTINGS.count("\n")
+    assert len(_new_since(repo, capsys)) == 1
+    assert _mcp_findings(repo) == 1
+
+
+def test_a_planted_renamed_copy_in_a_new_file_is_reported_everywhere(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.write("tools/settings.py", LOAD_SETTINGS)
+    repo.add("tools/settings.py")
+    code, lines, _ = repo.hook(*repo.staged())
+    assert code == 1 and len(lines) == 1
+    assert len(_new_since(repo, capsys)) == 1
+    assert _mcp_findings(repo) == 1
+
+
+def test_existing_copies_are_counted_not_hidden(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _with_copy(repo)
+    repo.write(COPY, LOAD_SETTINGS.replace("settings = dict(base)", "settings = {**base}"))
+    repo.add(COPY)
+    code, lines, err = repo.hook(*repo.staged())
+    assert (code, lines) == (0, [])
+    assert "1 edit of existing copies" in err
+    capsys.readouterr()
+    cli_main(["scan", str(repo.path), "--new-since", "HEAD", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["findings"] == []
+    assert doc["summary"]["filtered"]["copy existing before the change"] == 1
+
+
+def test_at_most_max_warnings_lines_then_a_count_and_the_next_step(repo: Repo) -> None:
+    for rel in ("app/matrix.py", "app/cache.py", "app/report.py"):
+        repo.write("copied/" + rel.split("/")[1], MODULES[rel])
+    repo.add("copied")
+    code, lines, err = repo.hook("--max-warnings", "2", "--", *repo.staged())
+    assert code == 1
+    assert len(lines) == 3 and lines[2] == "... and 1 more (--max-warnings 2)", lines
+    assert all(LINE.match(line) for line in lines[:2])
+    assert "crystal: ignore" in err and "git commit --no-verify" in err
+    code, lines, _ = repo.hook("--max-warnings", "0", "--", *repo.staged())
+    assert code == 1 and len(lines) == 3 and all(LINE.match(line) for line in lines)
+    code, _, err = repo.hook("--max-warnings", "-1", "--")
+    assert code == 2 and "must be 0 or more" in err
