@@ -16,14 +16,16 @@ is the source itself, or the source with its trailing line ends made one, and of
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from crystal_lsp.text.lineends import unify_line_ends
+
+__all__ = ["BOM", "LexInput", "lex_input", "raw_end", "unify_line_ends"]
+
 BOM = "\ufeff"
-_LONE_CR = re.compile(r"\r(?!\n)")
 Offsets = npt.NDArray[np.int64]
 _NONE: Offsets = np.zeros(0, dtype=np.int64)
 
@@ -70,11 +72,6 @@ class LexInput:
         lexed = np.fromiter(starts, dtype=np.int64, count=len(starts))
         moved = lexed + self.shift + np.searchsorted(self.collapsed, lexed)
         return moved.tolist()  # type: ignore[no-any-return]
-
-
-def unify_line_ends(source: str) -> str:
-    """``source`` with each lone ``\r`` made ``\n`` (LSP line ends; offsets unchanged)."""
-    return _LONE_CR.sub("\n", source) if "\r" in source else source
 
 
 def lex_input(source: str) -> LexInput:

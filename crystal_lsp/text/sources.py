@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from crystal_lsp.errors import CrystalError
-from crystal_lsp.text.lexinput import unify_line_ends
+from crystal_lsp.text.lineends import unify_line_ends
 
 DEFAULT_MAX_BYTES = 2_000_000
 GZIP_MAGIC = b"\x1f\x8b"
