@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.findings import Finding, Location
-from crystal_lsp.clones.git import WHOLE_FILE, Diff, Git, Hunk, Spans, git_root, list_paths
-from crystal_lsp.errors import CrystalError
+from crystal_lsp.clones.git import WHOLE_FILE, Diff, Git, Hunk, Spans, list_paths, since
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.scan import ScanResult
@@ -123,12 +122,7 @@ def change_since(root: str, ref: str, untracked: bool = True) -> tuple[dict[str,
     The ``--new-since`` view of the rule: paths relative to ``root``; untracked files are new
     in every line (not listed at all with ``untracked`` false: ``tracked-only``).
     """
-    if git_root(root) is None:
-        raise CrystalError("--new-since needs a git repository (and git installed)")
-    git = Git(root)
-    commit = None if ref.startswith("-") else git.commit(ref)
-    if commit is None:
-        raise CrystalError(f"--new-since: unknown git revision {ref!r}")
+    git, commit = since(root, ref)
     diff = git.diff(commit, relative=True)
     added = dict(diff.patch.added)
     others = list_paths(git, "--others", "--exclude-standard") if untracked else []

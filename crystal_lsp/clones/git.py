@@ -262,6 +262,17 @@ def git_root(path: str) -> str | None:
     return top or None
 
 
+def since(root: str, ref: str) -> tuple[Git, str]:
+    """The repository of ``root`` and the commit ``--new-since ref`` names (user errors raised)."""
+    if git_root(root) is None:
+        raise CrystalError("--new-since needs a git repository (and git installed)")
+    git = Git(root)
+    commit = None if ref.startswith("-") else git.commit(ref)
+    if commit is None:
+        raise CrystalError(f"--new-since: unknown git revision {ref!r}")
+    return git, commit
+
+
 def changed_lines(root: str, ref: str, untracked: bool = True) -> dict[str, Spans]:
     """Lines added or changed since ``ref`` (work tree against ref), plus untracked files whole.
 
@@ -269,12 +280,7 @@ def changed_lines(root: str, ref: str, untracked: bool = True) -> dict[str, Span
     without rename detection: a renamed file counts as new in every line, as its lines are new
     at that path. ``untracked`` false (``tracked-only``): untracked files are not listed.
     """
-    if git_root(root) is None:
-        raise CrystalError("--new-since needs a git repository (and git installed)")
-    git = Git(root)
-    commit = None if ref.startswith("-") else git.commit(ref)
-    if commit is None:
-        raise CrystalError(f"--new-since: unknown git revision {ref!r}")
+    git, commit = since(root, ref)
     out = dict(git.diff(commit, renames=False, relative=True).patch.added)
     if untracked:
         for name in list_paths(git, "--others", "--exclude-standard"):
