@@ -93,9 +93,8 @@ def advice(
     """One sentence telling the agent what to reuse (or that the code is new)."""
     if outcome.status == TOO_SHORT:
         return (
-            f"Nothing to compare: the code has {outcome.tokens} tokens, fewer than the smallest "
-            f"copy ({min_tokens} tokens, setting minTokens), so it cannot repeat code; "
-            "no duplicate check was made."
+            f"The code has {outcome.tokens} tokens, fewer than the smallest copy ({min_tokens} "
+            "tokens, setting minTokens): it cannot repeat code, so it is new code."
         )
     if outcome.status != "ok":
         return (

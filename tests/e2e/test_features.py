@@ -257,8 +257,8 @@ async def test_unknown_metrics_are_errors(launcher: Launcher, dup_workspace: Pat
     s = await launcher.start(dup_workspace, configuration=FAST)
     await s.ready()
     params = {"hypothesis": {"text": SUGGESTION}, "references": [{"text": DUP_A}]}
-    with pytest.raises(JsonRpcInvalidParams, match="unknown metric 'codebleu'"):
-        await s.request("crystal/score", {**params, "language": "python", "metrics": ["codebleu"]})
+    with pytest.raises(JsonRpcInvalidParams, match="unknown metric 'meteor'"):
+        await s.request("crystal/score", {**params, "language": "python", "metrics": ["meteor"]})
 
 
 async def test_trivial_ngrams_and_rebuild(launcher: Launcher, dup_workspace: Path) -> None:

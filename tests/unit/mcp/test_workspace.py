@@ -199,7 +199,8 @@ def test_a_snippet_shorter_than_any_copy_is_not_sent_back_for_a_language(
     outcome = workspace.submit(workspace.check, "x = 1\n", None, None).result()
     sentence = advice([], outcome, 1, workspace.config.min_tokens)
     assert outcome.status == TOO_SHORT and outcome.tokens == 3
-    assert "cannot repeat code" in sentence and "call again" not in sentence
+    assert "cannot repeat code" in sentence and "new code" in sentence
+    assert "call again" not in sentence
 
 
 def test_a_long_first_indexing_is_told_on_stderr(
