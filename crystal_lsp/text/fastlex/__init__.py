@@ -10,8 +10,8 @@ the environment turns the executor off.
 from __future__ import annotations
 
 from crystal_lsp.text.fastlex.columns import is_comment, keep_all
-from crystal_lsp.text.fastlex.run import Program, get_tokens, next_match, run
-from crystal_lsp.text.fastlex.select import FALLBACK_LEXERS, columns_for, program_for
+from crystal_lsp.text.fastlex.run import Program, next_match, run
+from crystal_lsp.text.fastlex.select import FALLBACK_LEXERS, columns_for, get_tokens, program_for
 
 __all__ = [
     "FALLBACK_LEXERS",

@@ -137,10 +137,3 @@ def run(
             else:
                 yield pos, Error, text[pos]
             pos += 1
-
-
-def get_tokens(lexer: Lexer, text: str) -> Iterator[TokenTuple]:
-    """``lexer.get_tokens_unprocessed(text)``, on the executor whenever it can run the lexer."""
-    from crystal_lsp.text.fastlex.select import runner_for  # select imports this module
-
-    return runner_for(lexer)(lexer, text)

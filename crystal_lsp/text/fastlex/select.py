@@ -120,6 +120,11 @@ def runner_for(lexer: Lexer) -> Runner:
     return found
 
 
+def get_tokens(lexer: Lexer, text: str) -> Iterator[TokenTuple]:
+    """``lexer.get_tokens_unprocessed(text)``, on the executor whenever it can run the lexer."""
+    return runner_for(lexer)(lexer, text)
+
+
 def columns_for(lexer: Lexer, text: str, keep_comments: bool) -> Columns | None:
     """The kept tokens of ``text`` as columns, or None.
 
