@@ -178,7 +178,10 @@ def servers(root: Path, cache: Path, with_jscpd: bool) -> list[Server]:
     ours = Server(
         OURS,
         StdioServerParameters(
-            command=sys.executable, args=["-m", "crystal_lsp", "mcp", str(root)], env=env
+            # the bench measures answers on the index, so its first call waits for it
+            command=sys.executable,
+            args=["-m", "crystal_lsp", "mcp", str(root), "--wait", "3600"],
+            env=env,
         ),
         lambda s: ("check_duplication", {"code": s["code"], "language": "python"}),
         ours_hit,

@@ -29,6 +29,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--log-file", metavar="FILE", help="write the log to FILE instead of stderr")
     p.add_argument("--jobs", type=JOBS, default=None, help="tokenizer processes for a cold index")
     p.add_argument(
+        "--wait",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long a tool call waits for the first index before it answers with the "
+        "indexing's progress and when to call again (default: $CRYSTAL_LSP_MCP_WAIT or 5)",
+    )
+    p.add_argument(
         "-v", "--verbose", action="count", default=0, help="more log output (-v info, -vv debug)"
     )
     p.set_defaults(run=run)
@@ -39,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise CrystalError(f"{args.path}: not a directory")
     if args.jobs is not None and args.jobs < 1:
         raise CrystalError("--jobs must be at least 1")
+    wait = _wait_seconds(args.wait)
     if importlib.util.find_spec("mcp") is None:
         raise missing_extra("crystal-lsp mcp", "mcp", ModuleNotFoundError("no module named 'mcp'"))
     # The SDK takes about 0.9 s of CPU to import: the front answers the handshake meanwhile.
@@ -61,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         multiprocessing.set_start_method("forkserver")
     except (RuntimeError, ValueError):
         pass
-    workspace = Workspace(args.path, jobs=args.jobs)
+    workspace = Workspace(args.path, jobs=args.jobs, wait=wait)
     server = create_server(workspace)
     server_logging(args.log_file, args.verbose)  # after the SDK's own, so that ours wins
     workspace.start()  # indexing in the background; the tools wait for it
@@ -73,3 +82,16 @@ def run(args: argparse.Namespace) -> int:
     finally:
         workspace.close()
     return 0
+
+
+def _wait_seconds(given: float | None) -> float:
+    """``--wait``, else ``$CRYSTAL_LSP_MCP_WAIT``, else 5 s; a usage error when not a duration."""
+    if given is None:
+        raw = os.environ.get("CRYSTAL_LSP_MCP_WAIT", "").strip()
+        try:
+            given = float(raw) if raw else 5.0
+        except ValueError:
+            raise CrystalError(f"CRYSTAL_LSP_MCP_WAIT={raw!r}: not a number of seconds") from None
+    if not 0 <= given < float("inf"):
+        raise CrystalError(f"--wait {given}: must be a number of seconds, 0 or more")
+    return given

@@ -78,16 +78,26 @@ def _answer(model: BaseModel, text: str) -> CallToolResult:
 
 
 async def _ready(ws: Workspace, ctx: Context[Any, Any]) -> None:
-    """Wait for the index, reporting the build's progress to this call's progress token."""
-    built = asyncio.wrap_future(ws.start())
+    """Wait for the index, reporting the build's progress to this call's progress token.
+
+    A call waits at most ``ws.wait`` seconds: then it answers (as a tool error, which agents
+    read) where the indexing is and when to call again, instead of holding the agent a minute.
+    """
+    source = ws.start()  # asked directly: its asyncio wrapper learns of the end a turn later
+    built = asyncio.wrap_future(source)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + ws.wait
     waited = False
-    while not built.done():
+    while not source.done():
         waited = True
         status = ws.status
         await ctx.report_progress(status.done, status.total, f"indexing: {status.phase}")
-        await asyncio.wait({built}, timeout=PROGRESS_SECONDS)
+        left = deadline - loop.time()
+        if left <= 0:
+            raise ToolError(status.note())
+        await asyncio.wait({built}, timeout=min(PROGRESS_SECONDS, left))
     try:
-        built.result()
+        source.result()
     except Exception as exc:
         raise ToolError(f"indexing {ws.root} failed: {exc}") from None
     if waited:

@@ -61,6 +61,22 @@ class Status:
     message: str = ""
     files: int = 0
     seconds: float = 0.0
+    started: float = field(default_factory=time.perf_counter)
+
+    def note(self) -> str:
+        """What a call that could not wait for the index tells the agent: where it is, how long."""
+        elapsed = time.perf_counter() - self.started
+        where = f"{self.phase}: {self.done:,} of {self.total:,}" if self.total > 1 else self.phase
+        left = ""
+        if self.phase == "tokenizing" and 0 < self.done < self.total:
+            more = elapsed * (self.total - self.done) / self.done
+            left = f"; about {more:.0f} s more for this step, then the clone finder"
+        retry = max(5, min(60, round(elapsed)))
+        return (
+            f"not answered yet: the repository's index is being built ({where} after "
+            f"{elapsed:.0f} s{left}); nothing was checked. Call again in about {retry} s. "
+            "The index is cached on disk: later starts answer in seconds."
+        )
 
 
 @dataclass
@@ -98,6 +114,8 @@ class CheckOutcome:
 
 
 NOTE_FILES = 50
+WAIT_SECONDS = 5.0
+"""How long a tool call waits for the first index before it answers with where the index is."""
 """An indexing of at least this many files is told on stderr (the protocol is on stdout)."""
 
 
@@ -112,8 +130,9 @@ def _stderr(line: str) -> None:
 class Workspace:
     """One repository root served over MCP (see the module docstring)."""
 
-    def __init__(self, root: str, jobs: int | None = None) -> None:
+    def __init__(self, root: str, jobs: int | None = None, wait: float = WAIT_SECONDS) -> None:
         self.root = os.path.realpath(root)
+        self.wait = wait
         self.config: ScanConfig = load_config(self.root)
         self.store = Store(repo_cache_dir(self.root))
         self.index = RepoIndex(self.root, self.config, self.store, jobs=jobs)
@@ -173,7 +192,7 @@ class Workspace:
             _stderr(f"crystal-lsp mcp: indexed {done}/{total} files ({seconds:.0f} s{left})")
 
     def _build(self) -> None:
-        started = time.perf_counter()
+        started = self.status.started = time.perf_counter()
         try:
             self._progress("listing files", 0, 1)
             self.paths = list_files(self.root, self.config)

@@ -21,12 +21,16 @@ from raw_client import Inbox
 TIMEOUT = 120.0
 
 
+PATIENT = {"CRYSTAL_LSP_MCP_WAIT": "600"}
+"""Calls wait for the first index (a loaded CI machine may take longer than the default 5 s)."""
+
+
 def server_params(root: Path, cache: Path, *extra: str) -> StdioServerParameters:
     """``python -m crystal_lsp mcp ROOT`` with a private cache."""
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", *extra],
-        env={"CRYSTAL_LSP_CACHE_DIR": str(cache)},
+        env={"CRYSTAL_LSP_CACHE_DIR": str(cache), **PATIENT},
     )
 
 
@@ -46,10 +50,12 @@ class Recorder:
 
 
 @asynccontextmanager
-async def session(root: Path, cache: Path) -> AsyncIterator[tuple[ClientSession, Recorder]]:
-    """An initialized client session with the server of ``root``."""
+async def session(
+    root: Path, cache: Path, *extra: str
+) -> AsyncIterator[tuple[ClientSession, Recorder]]:
+    """An initialized client session with the server of ``root`` (``extra``: its options)."""
     recorder = Recorder()
-    async with stdio_client(server_params(root, cache)) as (read, write):
+    async with stdio_client(server_params(root, cache, *extra)) as (read, write):
         async with ClientSession(
             read, write, read_timeout_seconds=TIMEOUT, message_handler=recorder.on_message
         ) as client:
@@ -83,7 +89,7 @@ def raw_exchange(
 ) -> list[str]:
     """Send JSON-RPC lines to a fresh server and return its stdout lines up to the answer of
     request ``last_id`` (then close its stdin and let it exit); ``env`` adds variables."""
-    env = {**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache), **(env or {})}
+    env = {**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache), **PATIENT, **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "crystal_lsp", "mcp", str(root), "--jobs", "1", "-vv"],
         stdin=subprocess.PIPE,
@@ -143,7 +149,7 @@ class RawMcp(Inbox):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
-            env={**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache)},
+            env={**os.environ, "CRYSTAL_LSP_CACHE_DIR": str(cache), **PATIENT},
         )
         self.junk: list[bytes] = []
         self._ids = itertools.count(1000)

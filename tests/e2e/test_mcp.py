@@ -273,6 +273,24 @@ async def test_a_call_during_indexing_reports_progress(tmp_path: Path, cache: Pa
     assert recorder.progress[-1] == (1, 1, "indexing: ready (300 files)")
 
 
+async def test_a_call_that_cannot_wait_says_where_the_indexing_is(
+    tmp_path: Path, cache: Path
+) -> None:
+    files = {f"pkg/m{i}.py": NEW_CODE.replace("render_table", f"render_{i}") for i in range(300)}
+    root = _repo(tmp_path, files)
+    async with session(root, cache, "--wait", "0") as (client, recorder):
+        early = await call(client, "scan", {}, recorder)
+        assert early.is_error
+        note = text_of(early)
+        assert "the repository's index is being built" in note and "Call again in about" in note
+        assert "nothing was checked" in note
+        with anyio.fail_after(600):  # the session goes on; once built, the same call answers
+            while (later := await call(client, "scan", {})).is_error:
+                assert "the repository's index is being built" in text_of(later)
+                await anyio.sleep(0.5)
+        assert not later.is_error and later.structured_content is not None
+
+
 def test_the_cache_is_shared_with_crystal_lsp_scan(tmp_path: Path, cache: Path) -> None:
     root = _repo(tmp_path, {"a.py": DUP_A, "b.py": DUP_B, "c.py": UNRELATED})
     env = {"CRYSTAL_LSP_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
