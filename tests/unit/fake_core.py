@@ -19,6 +19,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.configuration import Configuration
+from crystal_lsp.server.references import AutoReferences
 from crystal_lsp.server.workspace import Folder
 
 
@@ -130,6 +131,8 @@ class FakeCore:
         self.documents: Any = Checks(self.workspace)
         self.indexer: Any = Builds()
         self.insertions: Any = NoBlocks()
+        self.auto = AutoReferences()
+        """Scoring's reference search state (``score_request.ScoringCore``)."""
 
     @property
     def supports_progress(self) -> bool:
