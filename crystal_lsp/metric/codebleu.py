@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from crystal_lsp.errors import CrystalError, missing_extra
 
 if TYPE_CHECKING:
-    from crystal_lsp.metric.registry import MetricConfig, PairMetric, PreparedItem
+    from crystal_lsp.metric.pairmetric import MetricConfig, PairMetric, PreparedItem
 
 LANGUAGES = {
     "python": "python",

@@ -11,58 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
 
 from crystal_lsp.errors import CrystalError
 from crystal_lsp.metric.crystal import CrystalBLEU
 from crystal_lsp.metric.ngrams import Profile, merge_max
-from crystal_lsp.metric.smoothing import Smoothing
-from crystal_lsp.metric.sset import TriviallySharedSet
-from crystal_lsp.text.tokens import Tokens
+from crystal_lsp.metric.pairmetric import MetricConfig as MetricConfig
+from crystal_lsp.metric.pairmetric import PairMetric as PairMetric
+from crystal_lsp.metric.pairmetric import PreparedItem as PreparedItem
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class MetricConfig:
-    """Settings shared by all metrics of one evaluation."""
-
-    sset: TriviallySharedSet | None = None
-    smoothing: Smoothing = field(default_factory=Smoothing)
-    max_n: int = 4
-    language: str = "-"
-
-
-@dataclass(frozen=True)
-class PreparedItem:
-    """What metrics may use of an item: its code and its tokens."""
-
-    code: str
-    tokens: Tokens
-
-
-class PairMetric(Protocol):
-    """A similarity metric over prepared items, addressed by index."""
-
-    name: str
-
-    @property
-    def signature(self) -> str:
-        """What the scores depend on."""
-        ...
-
-    def prepare(self, items: Sequence[PreparedItem | None]) -> None:
-        """Precompute whatever per-item data scoring needs (``None``: item not used)."""
-        ...
-
-    def score(self, hyp: int, refs: Sequence[int]) -> float:
-        """Similarity of item ``hyp`` to the items ``refs`` (higher is more similar)."""
-        ...
-
-    def corpus(self, pairs: Sequence[tuple[int, Sequence[int]]]) -> float:
-        """One score for a set of pairs (corpus-level where the metric defines one)."""
-        ...
 
 
 class BleuFamilyMetric:

@@ -1,80 +1,37 @@
-"""The language server: transport, messages to the client, and the parts it is composed of.
+"""The language server: the core with its features composed on it.
 
-State lives on the event loop, in the server's parts: :mod:`~crystal_lsp.server.configuration`
-(settings), :mod:`~crystal_lsp.server.folders` (workspace folders),
-:mod:`~crystal_lsp.server.indexing` (background index builds with progress),
-:mod:`~crystal_lsp.server.documents` (debounced checks and push diagnostics) and
-:mod:`~crystal_lsp.server.watching` (files changed on disk). All index and finder work runs on
-each folder's worker thread (:mod:`crystal_lsp.server.workspace`). The LSP handlers are in
-:mod:`crystal_lsp.server.handlers`.
+:class:`CrystalServer` is the :class:`~crystal_lsp.server.core.base.CoreServer` (transport,
+messages to the client, lifecycle) plus the parts that hold the session's state, each owned by
+one feature module: :mod:`~crystal_lsp.server.configuration` (settings),
+:mod:`~crystal_lsp.server.folders` (workspace folders), :mod:`~crystal_lsp.server.indexing`
+(background index builds with progress), :mod:`~crystal_lsp.server.documents` (debounced checks
+and push diagnostics), :mod:`~crystal_lsp.server.watching` (files changed on disk),
+:mod:`~crystal_lsp.server.insertions` (inserted blocks and their lenses) and the automatic
+references of :mod:`~crystal_lsp.server.references`. The parts see the server only through
+:class:`~crystal_lsp.server.core.interface.Core`. All index and finder work runs on each folder's
+worker thread (:mod:`crystal_lsp.server.workspace`). The LSP handlers are in
+:mod:`crystal_lsp.server.handlers`. See docs/server.md.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import sys
-import threading
-from collections.abc import Callable
-from typing import Any, cast
-
-from lsprotocol import types
-from pygls.io_ import StdoutWriter
-from pygls.lsp.server import LanguageServer
-
 from crystal_lsp.server.configuration import Configuration
+from crystal_lsp.server.core.base import CoreServer
 from crystal_lsp.server.documents import Documents
 from crystal_lsp.server.folders import Folders
 from crystal_lsp.server.indexing import Indexer
 from crystal_lsp.server.insertions import Insertions
-from crystal_lsp.server.protocol import (
-    BoundedStdinReader,
-    CrystalProtocol,
-    StreamReaderAdapter,
-    quiet_refusals,
-    serve,
-)
 from crystal_lsp.server.references import AutoReferences
 from crystal_lsp.server.watching import DiskWatcher
-from crystal_lsp.server.workspace import Folder
-from crystal_lsp.version import __version__
 
-log = logging.getLogger(__name__)
-
-STATUS = "crystal/status"
+__all__ = ["CrystalServer"]
 
 
-class ClientLogHandler(logging.Handler):
-    """Forwards the core's warnings (a corrupt cache value, an unreadable file) to the client.
-
-    The server's own modules tell the client themselves; pygls is never forwarded (it logs the
-    messages it sends).
-    """
-
-    def __init__(self, server: CrystalServer) -> None:
-        super().__init__(logging.WARNING)
-        self.server = server
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.name.startswith("crystal_lsp.server"):
-            return
-        try:
-            kind = (
-                types.MessageType.Error
-                if record.levelno >= logging.ERROR
-                else types.MessageType.Warning
-            )
-            self.server.log_to_client(f"crystal: {record.getMessage()}", kind)
-        except Exception:  # pragma: no cover - logging must never raise
-            self.handleError(record)
-
-
-class CrystalServer(LanguageServer):
+class CrystalServer(CoreServer):
     """crystal-lsp's language server (see the module docstring)."""
 
     def __init__(self) -> None:
-        super().__init__("crystal-lsp", __version__, protocol_cls=CrystalProtocol)
-        quiet_refusals()
+        super().__init__()
         self.configuration = Configuration(self)
         self.folders = Folders(self)
         self.indexer = Indexer(self)
@@ -82,158 +39,9 @@ class CrystalServer(LanguageServer):
         self.watcher = DiskWatcher(self)
         self.auto = AutoReferences()
         self.insertions = Insertions(self)
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.reported: set[str] = set()
-        self.initialized = asyncio.Event()
-        """Set when the workspace folders exist (checks wait for it)."""
-        self.stopping = False
-        """Set by ``shutdown``: nothing more is sent after it."""
-
-    # ------------------------------------------------------------------ transport
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
-        """Serve over stdio (the given binary streams, else the process's)."""
-        self._stop_event = threading.Event()
-        reader = BoundedStdinReader(stdin or sys.stdin.buffer, self.thread_pool)
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        try:
-            asyncio.run(self._serve(reader))
-        except BrokenPipeError:
-            log.error("the connection to the client is lost; exiting")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self._shutdown()
-
-    def start_tcp(self, host: str, port: int) -> None:
-        """Serve one client over TCP (no authentication: bind it to loopback).
-
-        A second connection while one is served is closed at once; it must not take over the
-        first client's session.
-        """
-        self._stop_event = threading.Event()
-        busy = False
-
-        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            nonlocal busy
-            if busy:
-                log.warning("refusing a second connection: one client at a time")
-                writer.close()
-                return
-            busy = True
-            self.protocol.set_writer(writer)  # type: ignore[arg-type]
-            try:
-                await self._serve(StreamReaderAdapter(reader))
-            finally:
-                if self._server is not None:
-                    self._server.close()
-
-        async def main() -> None:
-            self._server = await asyncio.start_server(connection, host, port)
-            log.info("listening on %s:%s", host, port)
-            async with self._server:
-                try:
-                    await self._server.serve_forever()
-                except asyncio.CancelledError:
-                    pass
-
-        try:
-            asyncio.run(main())
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self._shutdown()
-
-    def _shutdown(self) -> None:
-        cast(Callable[[], None], self.shutdown)()
-
-    async def _serve(self, reader: Any) -> None:
-        self.loop = asyncio.get_running_loop()
-        assert self._stop_event is not None
-        handler = ClientLogHandler(self)
-        logging.getLogger("crystal_lsp").addHandler(handler)
-        try:
-            await serve(reader, self.protocol, self._stop_event)  # type: ignore[arg-type]
-        finally:
-            logging.getLogger("crystal_lsp").removeHandler(handler)
-            self._stop_all()
 
     def _stop_all(self) -> None:
+        super()._stop_all()
         self.indexer.cancel_all()
         for folder in self.folders.all():
             folder.shutdown()
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        """Internal errors go to the log (and the client's log), never to pop-ups.
-
-        A failed request was already answered with a JSON-RPC error: it is only logged here.
-        """
-        name = getattr(source, "__name__", str(source))
-        if name == "FeatureRequestError":
-            log.info("request failed: %s", error)
-            return
-        log.error("internal error (%s): %s", name, error)
-        self.log_to_client(f"crystal: internal error: {error}", types.MessageType.Error)
-
-    # ------------------------------------------------------------------ messages
-    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
-        """A ``window/logMessage`` (from any thread)."""
-        params = types.LogMessageParams(type=kind, message=message)
-        loop = self.loop
-        if loop is None or loop.is_closed() or self.stopping:
-            return
-        try:
-            if _running_loop() is loop:
-                self.window_log_message(params)
-            else:
-                loop.call_soon_threadsafe(self.window_log_message, params)
-        except Exception:  # pragma: no cover - the transport is gone
-            log.debug("could not send a log message", exc_info=True)
-
-    def tell_once(self, problem: str) -> None:
-        """Log a configuration problem and show it to the user once."""
-        log.warning("%s", problem)
-        if problem in self.reported or self.stopping:
-            return
-        self.reported.add(problem)
-        self.log_to_client(problem, types.MessageType.Warning)
-        self.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message=f"crystal: {problem}")
-        )
-
-    def status(self, folder: Folder, state: str, message: str) -> None:
-        """The ``crystal/status`` notification."""
-        folder.state, folder.message = state, message
-        if self.stopping:
-            return
-        files = sum(1 for s in folder.index.files.values() if not s.override)
-        self.protocol.notify(
-            STATUS,
-            {
-                "state": state,
-                "message": message,
-                "files": files,
-                "folder": folder.uri,
-            },
-        )
-
-    # ------------------------------------------------------------------ capabilities
-    def caps(self, *path: str) -> Any:
-        """A client capability by attribute path (None if the client did not send it)."""
-        value: Any = self.client_capabilities
-        for name in path:
-            value = getattr(value, name, None)
-            if value is None:
-                return None
-        return value
-
-    @property
-    def supports_progress(self) -> bool:
-        """Whether the client shows work-done progress."""
-        return bool(self.caps("window", "work_done_progress"))
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None

@@ -31,7 +31,7 @@ from crystal_lsp.server.score_request import read_spec
 from crystal_lsp.server.scoring import ScoreError, parse_range
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 COMPARE = "crystal.compare"
 MAX_LINES = 5_000
@@ -110,7 +110,7 @@ def lines_in(text: str, rng: types.Range) -> tuple[str, bool]:
     return "\n".join(chosen) + "\n", count > MAX_LINES
 
 
-def compare_texts(ls: CrystalServer, spec: Any) -> dict[str, Any]:
+def compare_texts(ls: Core, spec: Any) -> dict[str, Any]:
     """Both sides of a ``crystal.compare`` argument with their texts (raises invalid params)."""
     if not isinstance(spec, Mapping):
         raise JsonRpcInvalidParams(f"{COMPARE}: expected one object argument")

@@ -19,7 +19,7 @@ from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.server.settings import SECTION, Settings, folder_config, parse_settings
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ ANSWER_TIMEOUT = 30.0
 class Configuration:
     """The global settings and those of each workspace folder."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: Core) -> None:
         self.server = server
         self.settings = Settings()
         self.init_settings: Any = None

@@ -26,7 +26,7 @@ from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder, submit
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class DocState:
 class Documents:
     """The checks and published diagnostics of open documents."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: Core) -> None:
         self.server = server
         self.docs: dict[str, DocState] = {}
         self._background: set[asyncio.Future[Any]] = set()
@@ -62,6 +62,11 @@ class Documents:
         """The open document of a URI, or None."""
         doc: TextDocument | None = self.server.workspace.text_documents.get(unquote(uri))
         return doc
+
+    def result_of(self, uri: str) -> DocResult | None:
+        """The last check's result of an open document (None: not checked yet)."""
+        state = self.docs.get(uri)
+        return state.result if state is not None else None
 
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """(Re)start the debounced check of a document."""

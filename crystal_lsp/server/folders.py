@@ -13,13 +13,13 @@ from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import Folder
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 
 class Folders:
     """The server's folders by URI, plus the detached one."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: Core) -> None:
         self.server = server
         self.by_uri: dict[str, Folder] = {}
         self.detached: Folder | None = None

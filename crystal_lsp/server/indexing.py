@@ -23,7 +23,7 @@ from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.server.workspace import Folder, submit
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 log = logging.getLogger(__name__)
 
@@ -97,16 +97,14 @@ class BuildJob:
 class IndexProgress:
     """The work-done progress of one build (silent if the client shows none)."""
 
-    def __init__(self, server: CrystalServer, folder: Folder, token: str | None) -> None:
+    def __init__(self, server: Core, folder: Folder, token: str | None) -> None:
         self.server = server
         self.folder = folder
         self.token = token
         self.loop = asyncio.get_running_loop()
 
     @classmethod
-    async def begin(
-        cls, server: CrystalServer, folder: Folder, cancel: threading.Event
-    ) -> IndexProgress:
+    async def begin(cls, server: Core, folder: Folder, cancel: threading.Event) -> IndexProgress:
         """Create the progress token and show it (cancelling it from the client sets ``cancel``)."""
         token: str | None = None
         if server.supports_progress:
@@ -160,7 +158,7 @@ class IndexProgress:
 class Indexer:
     """The running index builds, one per folder at most."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: Core) -> None:
         self.server = server
         self.builds: dict[str, BuildJob] = {}
 

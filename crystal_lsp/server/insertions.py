@@ -45,7 +45,7 @@ from crystal_lsp.server.verdict import COPY, judge
 from crystal_lsp.server.workspace import Folder
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.score_request import ScoringCore
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class Tracked:
 class Insertions:
     """The inserted blocks of open documents and the session's tally."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: ScoringCore) -> None:
         self.server = server
         self.docs: dict[str, Tracked] = {}
         self.records: list[Record] = []
@@ -295,8 +295,7 @@ class Insertions:
         """Score a resting block; on an edit reaching it meanwhile, leave it pending."""
         record = landing.record
         uri = record.uri
-        state = self.server.documents.docs.get(uri)
-        result = state.result if state is not None else None
+        result = self.server.documents.result_of(uri)
         if result is not None and result.skip is not None:
             record.note = result.skip
             self._drop(landing, EXPIRED)

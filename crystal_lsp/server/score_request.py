@@ -10,13 +10,14 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.server.core.interface import Core
 from crystal_lsp.server.positions import Codec, TextIndex
-from crystal_lsp.server.references import check_same_language, region_searches
+from crystal_lsp.server.references import AutoReferences, check_same_language, region_searches
 from crystal_lsp.server.scoring import (
     Piece,
     ScoreError,
@@ -35,9 +36,16 @@ from crystal_lsp.text.sources import SkippedFile, contained, read_source
 if TYPE_CHECKING:
     from lsprotocol import types
 
-    from crystal_lsp.server.app import CrystalServer
-
 log = logging.getLogger(__name__)
+
+
+class ScoringCore(Core, Protocol):
+    """The core, and the automatic references' caches that scoring keeps between requests."""
+
+    @property
+    def auto(self) -> AutoReferences:
+        """Reference search state (one per server)."""
+        ...
 
 
 Extra = Callable[[Folder, str, Piece, list[Piece]], dict[str, Any]]
@@ -46,7 +54,7 @@ references)`` -> keys merged into the result (how inserted blocks get their verd
 
 
 async def score(
-    ls: CrystalServer, params: Mapping[str, Any], extra: Extra | None = None
+    ls: ScoringCore, params: Mapping[str, Any], extra: Extra | None = None
 ) -> dict[str, Any]:
     """Answer a ``crystal/score`` request (bad parameters become JSON-RPC errors)."""
     try:
@@ -55,7 +63,7 @@ async def score(
         raise JsonRpcInvalidParams(str(exc)) from None
 
 
-def folder_with_language(ls: CrystalServer, language: str) -> Folder:
+def folder_with_language(ls: Core, language: str) -> Folder:
     """The folder with the most indexed files of a language (else the first, else detached)."""
     best: Folder | None = None
     count = -1
@@ -76,9 +84,7 @@ def _main_language(folder: Folder) -> str | None:
     return max(sorted(counts), key=lambda k: counts[k]) if counts else None
 
 
-def _spec_text(
-    ls: CrystalServer, spec: Mapping[str, Any], what: str
-) -> tuple[str, str | None, str]:
+def _spec_text(ls: Core, spec: Mapping[str, Any], what: str) -> tuple[str, str | None, str]:
     """``(text, uri, language id)`` of a hypothesis or reference spec (loop thread)."""
     if "text" in spec:
         if not isinstance(spec["text"], str):
@@ -99,7 +105,7 @@ def _spec_text(
         raise ScoreError(f"{what}: {exc}") from None
 
 
-def read_spec(ls: CrystalServer, spec: Mapping[str, Any], what: str) -> tuple[str, str | None]:
+def read_spec(ls: Core, spec: Mapping[str, Any], what: str) -> tuple[str, str | None]:
     """``(text, uri)`` of a ``{text}`` or ``{uri}`` spec, as ``crystal/score`` reads it.
 
     Open buffers win over the disk; files are read only inside the workspace folders (unless
@@ -109,7 +115,7 @@ def read_spec(ls: CrystalServer, spec: Mapping[str, Any], what: str) -> tuple[st
     return text, uri
 
 
-def _readable_root(ls: CrystalServer, path: str, what: str) -> str | None:
+def _readable_root(ls: Core, path: str, what: str) -> str | None:
     """The workspace folder a file may be read from (symlinks confined to it).
 
     Outside every folder only with ``referencesOutsideWorkspace``: over ``--tcp`` anyone who can
@@ -141,7 +147,7 @@ def _language(params: Mapping[str, Any], uri: str | None, text: str, language_id
 
 
 def _reference(
-    ls: CrystalServer,
+    ls: Core,
     k: int,
     ref: Mapping[str, Any],
     language: str,
@@ -173,7 +179,7 @@ def _own_lines(
 
 
 async def _score_or_fail(
-    ls: CrystalServer, params: Mapping[str, Any], extra: Extra | None
+    ls: ScoringCore, params: Mapping[str, Any], extra: Extra | None
 ) -> dict[str, Any]:
     spec = params.get("hypothesis")
     if not isinstance(spec, Mapping):

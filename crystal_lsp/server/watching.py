@@ -16,7 +16,7 @@ from crystal_lsp.server.uris import to_fs_path
 from crystal_lsp.server.workspace import submit
 
 if TYPE_CHECKING:
-    from crystal_lsp.server.app import CrystalServer
+    from crystal_lsp.server.core.interface import Core
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ WATCH_DEBOUNCE = 0.2
 class DiskWatcher:
     """Pending disk changes by folder, and the task that applies them."""
 
-    def __init__(self, server: CrystalServer) -> None:
+    def __init__(self, server: Core) -> None:
         self.server = server
         self._task: asyncio.Task[None] | None = None
         self._watched: dict[str, set[str]] = {}

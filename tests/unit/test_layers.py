@@ -4,7 +4,9 @@ text → metric → clones → adapters (cli, server, distributed, ruby, mcp, an
 a layer imports only the layers below it and the foundation modules (``errors``, ``version``);
 no core module imports an adapter; the Dask engine takes plain parameters, never argparse or the
 CLI; only ``metric/ngrams.py`` loads the native core; nothing inside the package imports the
-package's own ``__init__`` (the public facade), which would be an import cycle.
+package's own ``__init__`` (the public facade), which would be an import cycle; no import circle
+anywhere in the package (lazy and type-only imports count); and the language server's features sit
+on its core (docs/server.md).
 """
 
 from __future__ import annotations
@@ -206,24 +208,17 @@ def test_clone_layer_sub_packages_import_downwards(path: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
-def _core_graph() -> dict[str, set[str]]:
+def package_graph() -> dict[str, set[str]]:
+    """Every module of the package -> the package's modules it imports (lazy and type-only too)."""
     graph: dict[str, set[str]] = {}
     for path in MODULES:
         me = _module_name(path)
-        if _layer(me) not in CORE:
-            continue
-        graph[me] = {n for n, _, _ in imports_of(path) if _layer(n) in CORE and n != me}
+        graph[me] = {n for n, _, _ in imports_of(path) if _layer(n) is not None and n != me}
     return graph
 
 
-@pytest.mark.parametrize("package", ["crystal_lsp.clones", "crystal_lsp.text"])
-def test_no_import_cycle_in_a_core_package(package: str) -> None:
-    """No module of the package reaches itself through imports (type-only and lazy ones too)."""
-    graph = {
-        m: {n for n in g if n.startswith(package)}
-        for m, g in _core_graph().items()
-        if m.startswith(package)
-    }
+def cycles_of(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph, each as the path that closes it (empty: none)."""
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
@@ -239,4 +234,77 @@ def test_no_import_cycle_in_a_core_package(package: str) -> None:
     for start in sorted(graph):
         if start not in state:
             visit(start, [start])
+    return cycles
+
+
+def test_no_import_cycle_anywhere() -> None:
+    """No module of the package reaches itself through imports (type-only and lazy ones too)."""
+    cycles = cycles_of(package_graph())
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_cycles_are_found() -> None:
+    """The check sees a circle through a type-only import and one through a lazy import."""
+    assert cycles_of({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles_of({"a": {"b"}, "b": set()}) == []
+    found = {
+        (name, typing_only)
+        for name, _, typing_only in imports_of(PACKAGE / "metric" / "codebleu.py")
+    }
+    assert ("crystal_lsp.metric.pairmetric", True) in found  # read under TYPE_CHECKING
+    lazy = {name for name, _, _ in imports_of(PACKAGE / "metric" / "registry.py")}
+    assert "crystal_lsp.metric.codebleu" in lazy  # read inside a function
+
+
+# The language server: a core (transport, messages to the client, lifecycle, and the interface
+# features are handed), the state it shares with features, the features, and the composition
+# that puts them together (the server class and the LSP handler table). See docs/server.md.
+SERVER = "crystal_lsp.server"
+SERVER_STATE = {"workspace", "buffers", "memory", "settings", "positions", "uris"}
+SERVER_COMPOSITION = {SERVER, f"{SERVER}.app", f"{SERVER}.handlers"}
+SERVER_ALLOWED = {
+    "state": {"state"},
+    "core": {"state", "core"},
+    "feature": {"state", "core", "feature"},
+    "composition": {"state", "core", "feature", "composition"},
+}
+
+
+def server_role(module: str) -> str | None:
+    """Which part of the server a module is (None: not the server's)."""
+    if module in SERVER_COMPOSITION:
+        return "composition"
+    if not module.startswith(SERVER + "."):
+        return None
+    if module.startswith(f"{SERVER}.core"):
+        return "core"
+    return "state" if module.split(".")[2] in SERVER_STATE else "feature"
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((PACKAGE / "server").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_server_features_sit_on_the_core(path: Path) -> None:
+    """The core imports no feature, features never the server class, the state neither."""
+    me = server_role(_module_name(path))
+    assert me is not None
+    problems = []
+    for name, line, _ in imports_of(path):
+        target = server_role(name)
+        if target is not None and target not in SERVER_ALLOWED[me]:
+            where = f"{path.relative_to(REPO)}:{line} imports {name}"
+            problems.append(f"{where} (the server's {me} may not import its {target})")
+    assert not problems, "\n".join(problems)
+
+
+def test_server_roles() -> None:
+    """The rule knows the server's parts (a renamed module does not slip out of it)."""
+    assert server_role("crystal_lsp.server.core.interface") == "core"
+    assert server_role("crystal_lsp.server.workspace") == "state"
+    assert server_role("crystal_lsp.server.hover") == "feature"
+    assert server_role("crystal_lsp.server.app") == "composition"
+    assert server_role("crystal_lsp.clones.finder") is None
+    for name in SERVER_STATE:
+        assert (PACKAGE / "server" / f"{name}.py").exists(), name

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`crystal_lsp.server.protocol`: what the server keeps per message."""
+"""Unit tests of :mod:`crystal_lsp.server.core.transport`: what the server keeps per message."""
 
 from __future__ import annotations
 
