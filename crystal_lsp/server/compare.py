@@ -50,8 +50,9 @@ MAX_LINES = 5_000
 """Lines of one side answered (beyond: cut, and ``truncated`` says so)."""
 
 
-HEADER_WIDTH = 96
-"""Characters of a line of the renaming's header before the next pair goes on a new line."""
+HEADER_WIDTH = 64
+"""Characters of a line of the renaming's header before the next pair goes on a new line (one
+side of a diff view is narrow)."""
 MAX_IDS = 1_024
 """Compare ids remembered (the oldest forgotten first: its link then asks to hover again)."""
 
@@ -185,7 +186,7 @@ def renaming_header(pairs: list[tuple[str, str]], language: str) -> str:
         return ""
     prefix, suffix = comment_for(language)
     words = [f"{x} → {y}" for x, y in pairs]
-    lines = [f"crystal: renamed in the copy ({len(pairs)}), shown with the original's names:"]
+    lines = [f"crystal: renamed in the copy ({len(pairs)}), shown as the original's:"]
     for word in words:
         if len(lines) > 1 and len(lines[-1]) + len(word) + 2 <= HEADER_WIDTH:
             lines[-1] += f", {word}"

@@ -50,9 +50,9 @@ def test_a_renamed_copy_is_answered_with_the_originals_names_and_a_header() -> N
     assert [k for k, (x, y) in enumerate(zip(original, mapped)) if x != y] == [4]
     assert mapped[4] == "        merged.append((start, end + 1))"
     assert out["header"] == (
-        "# crystal: renamed in the copy (6), shown with the original's names:\n"
-        "#   merge → join, intervals → ranges, ordered → by_start, merged → out, start → lo, "
-        "end → hi\n"
+        "# crystal: renamed in the copy (6), shown as the original's:\n"
+        "#   merge → join, intervals → ranges, ordered → by_start\n"
+        "#   merged → out, start → lo, end → hi\n"
     )
 
 
@@ -66,7 +66,7 @@ def test_an_identical_copy_and_copies_in_two_languages_have_no_renaming() -> Non
 
 def test_the_header_is_a_comment_of_the_language() -> None:
     assert renaming_header([("a", "b")], "c") == (
-        "// crystal: renamed in the copy (1), shown with the original's names:\n//   a → b\n"
+        "// crystal: renamed in the copy (1), shown as the original's:\n//   a → b\n"
     )
     assert renaming_header([("a", "b")], "css").startswith("/* crystal: renamed")
     assert renaming_header([("a", "b")], "css").endswith("a → b */\n")
