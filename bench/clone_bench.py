@@ -48,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE / "planted"))
 
+import adapters  # noqa: E402
 import generate  # noqa: E402
 from benchlib.peers import measure  # noqa: E402
 from clonebench.report import write_report  # noqa: E402
@@ -63,8 +64,9 @@ from clonebench.tools import (  # noqa: E402
     tool_version,
 )
 
-# other benchmarks run tools and reuse the anchors as this one does (ci_cache_bench, lex_bench)
-__all__ = ["anchor_tools", "install_anchors", "main", "measure"]
+# other benchmarks run tools, read their reports and reuse the anchors as this one does
+# (ci_cache_bench, lex_bench, ratio_bench, scale_bench, real/tools.py)
+__all__ = ["adapters", "anchor_tools", "install_anchors", "main", "measure"]
 
 try:
     import psutil

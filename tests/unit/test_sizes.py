@@ -2,7 +2,8 @@
 
 No module of ``crystal_lsp/`` or ``hooks/`` over 500 lines, no function over 60 lines: past those
 sizes a module hides its layers and a function its steps. No C file of the native core over
-1,500 lines (one per concern, every one compiled by setup.py).
+1,500 lines (one per concern, every one compiled by setup.py), no benchmark script or module over
+600 lines (one question per script, shared code in ``bench/benchlib/``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 C_SOURCES = sorted(p for ext in ("*.c", "*.h") for p in (REPO / "crystal_lsp").rglob(ext))
 MAX_C_LINES = 1_500
+BENCH_SOURCES = sorted((REPO / "bench").rglob("*.py"))
+MAX_BENCH_LINES = 600
+BENCH_SHRINKING = {"server_bench.py": 604}
+"""Scripts over the limit when it was set, being changed by other work at the time: they may only
+shrink (the limit applies once they are under it)."""
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(REPO)))
@@ -56,3 +62,10 @@ def test_setup_compiles_every_c_file_of_the_native_core() -> None:
     metric = REPO / "crystal_lsp" / "metric"
     assert sorted(f"{name}.c" for name in names) == sorted(p.name for p in metric.glob("*.c"))
     assert C_SOURCES and all(p.parent == metric for p in C_SOURCES)
+
+
+@pytest.mark.parametrize("path", BENCH_SOURCES, ids=lambda p: str(p.relative_to(REPO)))
+def test_benchmark_script_sizes(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    limit = max(MAX_BENCH_LINES, BENCH_SHRINKING.get(path.name, 0))
+    assert lines <= limit, f"{path.relative_to(REPO)}: {lines} lines, over {limit}"
