@@ -18,13 +18,26 @@ BUILD_NATIVE = os.environ.get("CRYSTAL_LSP_BUILD_NATIVE", "1").strip().lower() n
     "off",
 )
 
+NATIVE_SOURCES = (
+    "_native",
+    "_vocab",
+    "_profile",
+    "_bleu",
+    "_cache",
+    "_counter",
+    "_fastlex",
+    "_align",
+)
+"""The files of the native core, one per concern (crystal_lsp/metric/_native.h says which)."""
+
 ext_modules = []
 if BUILD_NATIVE:
     compile_args = [] if sys.platform == "win32" else ["-std=c99", "-O2"]
     ext_modules.append(
         Extension(
             "crystal_lsp.metric._native",
-            sources=["crystal_lsp/metric/_native.c", "crystal_lsp/metric/_align.c"],
+            sources=[f"crystal_lsp/metric/{name}.c" for name in NATIVE_SOURCES],
+            depends=["crystal_lsp/metric/_native.h"],
             extra_compile_args=compile_args,
             optional=True,
         )

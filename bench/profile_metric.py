@@ -23,38 +23,40 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import metric_bench as mb
+from benchlib.corpus import DEFAULT_CACHE, DEFAULT_DATA, dataset_path
+from metricbench.inputs import TokenCache, _scoring_inputs, cache_dir_for, prepare_set
+from metricbench.plan import ALL_SETS, EPSILON, K
 
 PATHS = ("cold", "realistic", "profiles", "sset")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--set", default="gcj_java", choices=mb.ALL_SETS)
+    parser.add_argument("--set", default="gcj_java", choices=ALL_SETS)
     parser.add_argument("--n", type=int, default=1000, help="intra and inter pairs each")
     parser.add_argument("--metric", default="crystalbleu", choices=("crystalbleu", "bleu"))
     parser.add_argument("--path", default=",".join(PATHS))
     parser.add_argument("--top", type=int, default=12)
-    parser.add_argument("--data", default=os.environ.get("CRYSTAL_BENCH_DATA", mb.DEFAULT_DATA))
-    parser.add_argument("--cache", default=os.environ.get("CRYSTAL_BENCH_CACHE", mb.DEFAULT_CACHE))
+    parser.add_argument("--data", default=os.environ.get("CRYSTAL_BENCH_DATA", DEFAULT_DATA))
+    parser.add_argument("--cache", default=os.environ.get("CRYSTAL_BENCH_CACHE", DEFAULT_CACHE))
     args = parser.parse_args()
-    if not os.path.exists(mb.dataset_path(args.data, args.set)):
+    if not os.path.exists(dataset_path(args.data, args.set)):
         print(f"profile_metric: SKIPPED: {args.set} not found under {args.data}", file=sys.stderr)
         return 0
-    cache_dir = mb.cache_dir_for(args.cache, args.data, args.set)
+    cache_dir = cache_dir_for(args.cache, args.data, args.set)
     if not os.path.exists(os.path.join(cache_dir, "meta.json")):
         print(f"tokenizing {args.set} into {cache_dir} ...", file=sys.stderr)
-        spec = {"set": args.set, "dataset": mb.dataset_path(args.data, args.set)}
-        mb.prepare_set({**spec, "cache_dir": cache_dir})
+        spec = {"set": args.set, "dataset": dataset_path(args.data, args.set)}
+        prepare_set({**spec, "cache_dir": cache_dir})
 
     import crystal_lsp
     from crystal_lsp.metric import crystal
     from crystal_lsp.metric.smoothing import Smoothing
 
     spec = {"cache_dir": cache_dir, "n": args.n, "seed": 0, "metric": args.metric}
-    hyps, refs, sset, info = mb._scoring_inputs(spec)
+    hyps, refs, sset, info = _scoring_inputs(spec)
     kwargs = {"ignoring": sset.counts} if sset is not None else {}
-    smooth = crystal_lsp.SmoothingFunction(epsilon=mb.EPSILON).method1
+    smooth = crystal_lsp.SmoothingFunction(epsilon=EPSILON).method1
     pairs = list(zip(refs, hyps))
     print(f"{args.set}: {info}")
 
@@ -68,7 +70,7 @@ def main() -> int:
         for r, h in pairs:
             crystal_lsp.sentence_bleu(r, h, smoothing_function=smooth, **kwargs)
 
-    metric = crystal_lsp.CrystalBLEU(sset, smoothing=Smoothing(1, epsilon=mb.EPSILON))
+    metric = crystal_lsp.CrystalBLEU(sset, smoothing=Smoothing(1, epsilon=EPSILON))
     profiles = {id(s): metric.profile(s) for r, h in pairs for s in (h, *r)}
 
     def score_profiles() -> None:
@@ -78,13 +80,13 @@ def main() -> int:
     def sset_build() -> None:
         from crystal_lsp.metric.sset import build_sset
 
-        cache = mb.TokenCache(cache_dir)
+        cache = TokenCache(cache_dir)
         tokens = cache.load(cache.indices("train"))
         docs = [tokens[i] for i in sorted(tokens)]
         started = time.process_time()
         profiler = cProfile.Profile()
         profiler.enable()
-        build_sset(docs, mb.K)
+        build_sset(docs, K)
         profiler.disable()
         print(f"\n=== sset: {time.process_time() - started:.2f} s CPU (with profiler)")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(args.top)

@@ -373,7 +373,7 @@ def bleu_from_counts(
     handed to smoothing callables other than methods 0-4 (default: NLTK's ``Fraction``).
 
     With the native core, one weight tuple of floats and methods 0-4 are computed in C with the
-    same floating-point operations in the same order (see ``tail_score`` in ``_native.c``).
+    same floating-point operations in the same order (see ``tail_score`` in ``_bleu.c``).
     """
     tail = native_bleu_tail()
     if tail is not None:

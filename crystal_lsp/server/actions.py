@@ -7,62 +7,11 @@ from lsprotocol import types
 from crystal_lsp.server.compare import COMPARE, compare_spec
 from crystal_lsp.server.diagnostics import CODE, SOURCE, Flag, LocationRanges
 from crystal_lsp.server.positions import TextIndex
+from crystal_lsp.text.comments import comment_for
 
 SHOW_DOCUMENT = "crystal.showDocument"
 MAX_TARGETS = 5
 SUPPRESSION = "crystal: ignore"
-
-_HASH = {
-    "python",
-    "cython",
-    "ruby",
-    "perl",
-    "bash",
-    "zsh",
-    "fish",
-    "powershell",
-    "r",
-    "splus",
-    "julia",
-    "elixir",
-    "nimrod",
-    "coffeescript",
-    "cr",
-    "tcl",
-    "awk",
-    "make",
-    "yaml",
-    "toml",
-    "gdscript",
-}
-_DASHES = {"sql", "haskell", "lua", "elm", "purescript", "ada", "vhdl"}
-_SEMICOLON = {"clojure", "racket", "scheme", "common-lisp", "lisp", "emacs-lisp"}
-_PERCENT = {"matlab", "erlang", "octave", "tex", "latex", "prolog"}
-_BLOCK = {
-    "css": ("/*", " */"),
-    "html": ("<!--", " -->"),
-    "xml": ("<!--", " -->"),
-    "vue": ("//", ""),
-    "ocaml": ("(*", " *)"),
-    "fsharp": ("//", ""),
-    "vb.net": ("'", ""),
-    "fortran": ("!", ""),
-}
-
-
-def comment_for(language: str) -> tuple[str, str]:
-    """The line-comment prefix (and suffix, for block-only languages) of a language."""
-    if language in _BLOCK:
-        return _BLOCK[language]
-    if language in _HASH:
-        return "#", ""
-    if language in _DASHES:
-        return "--", ""
-    if language in _SEMICOLON:
-        return ";;", ""
-    if language in _PERCENT:
-        return "%", ""
-    return "//", ""
 
 
 def suppress_edit(uri: str, index: TextIndex, flag: Flag, language: str) -> types.WorkspaceEdit:

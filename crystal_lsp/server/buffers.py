@@ -13,6 +13,7 @@ from typing import Any
 
 from crystal_lsp.clones.copies.grouping import components
 from crystal_lsp.clones.findings import Finding, sort_findings
+from crystal_lsp.text.entries import SnippetMeta
 from crystal_lsp.text.incremental import IncrementalEntry
 
 
@@ -61,6 +62,13 @@ class DocResult:
     entry: IncrementalEntry | None = None
     prepare: bool = False
     """The buffer was checked as its indexed file and still needs tokenizing for edits."""
+    indexed: list[SnippetMeta] = field(default_factory=list)
+    """The snippets of the indexed file when it was checked as such (``entry`` is None then)."""
+
+    @property
+    def snippets(self) -> list[SnippetMeta]:
+        """The document's snippets: of its tokenized buffer, else of its indexed file."""
+        return self.entry.entry.snippets if self.entry is not None else self.indexed
 
 
 def entry_summary(entry: Any) -> tuple[Any, ...]:

@@ -9,6 +9,13 @@ Code extension opens ``vscode.diff`` on them, Neovim a recipe (README). Unless `
 false``, the server also shows the left range as *Go to the other copy* does, so a client
 without a diff view still gets to the other copy.
 
+A renamed copy differs from its original on nearly every line, so the answer also holds the
+renaming (:mod:`crystal_lsp.clones.reports.renames`): ``renaming``, the ``[original's name,
+copy's name]`` pairs; ``right.mapped``, the right text with the copy's names turned back into the
+original's; and ``header``, comment lines of the right side's language listing the renaming (empty
+when nothing was renamed). The VS Code extension shows the left text and the mapped right text,
+both under the header, so the diff shows only what differs beyond the renaming.
+
 The hover's *compare* link is a trusted command link (VS Code runs it on a click), so it carries
 no path: only ``{"id"}``, an opaque id the server minted for the pair it showed
 (:data:`COMPARE_IDS`, bounded) and looks up here; an unknown id is refused.
@@ -26,9 +33,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from crystal_lsp.clones.findings import display_path
+from crystal_lsp.clones.reports.renames import Tokens, mapped_back, renaming
+from crystal_lsp.errors import CrystalError
 from crystal_lsp.server.landing import lines_of
 from crystal_lsp.server.score_request import read_spec
 from crystal_lsp.server.scoring import ScoreError, parse_range
+from crystal_lsp.server.uris import to_fs_path
+from crystal_lsp.text.comments import comment_for
+from crystal_lsp.text.entries import lex_file
 
 if TYPE_CHECKING:
     from crystal_lsp.server.core.interface import Core
@@ -38,6 +50,9 @@ MAX_LINES = 5_000
 """Lines of one side answered (beyond: cut, and ``truncated`` says so)."""
 
 
+HEADER_WIDTH = 64
+"""Characters of a line of the renaming's header before the next pair goes on a new line (one
+side of a diff view is narrow)."""
 MAX_IDS = 1_024
 """Compare ids remembered (the oldest forgotten first: its link then asks to hover again)."""
 
@@ -140,4 +155,41 @@ def compare_texts(ls: Core, spec: Any) -> dict[str, Any]:
     out["title"] = display_path(
         title if isinstance(title, str) else f"{out['left']['label']} ↔ {out['right']['label']}"
     )
+    add_renaming(out)
     return out
+
+
+def lexed(uri: str, text: str) -> tuple[str, Tokens] | None:
+    """The language and tokens of a side's text, lexed as its file (None: it cannot be)."""
+    try:
+        language, heavy = lex_file(to_fs_path(uri) or uri, text, None)
+    except (CrystalError, ValueError):
+        return None
+    return language, Tokens(heavy.texts, heavy.cats, heavy.starts, heavy.lines)
+
+
+def add_renaming(out: dict[str, Any]) -> None:
+    """Add the renaming of the right side (the copy) from the left (module docstring)."""
+    left, right = out["left"], out["right"]
+    original, copy = lexed(left["uri"], left["text"]), lexed(right["uri"], right["text"])
+    pairs = renaming(original[1], copy[1]) if original and copy and original[0] == copy[0] else []
+    out["renaming"] = [list(pair) for pair in pairs]
+    right["mapped"] = (
+        mapped_back(right["text"], copy[1], pairs) if copy and pairs else right["text"]
+    )
+    out["header"] = renaming_header(pairs, copy[0] if copy else "")
+
+
+def renaming_header(pairs: list[tuple[str, str]], language: str) -> str:
+    """Comment lines listing a renaming (empty without one), each ending with a newline."""
+    if not pairs:
+        return ""
+    prefix, suffix = comment_for(language)
+    words = [f"{x} → {y}" for x, y in pairs]
+    lines = [f"crystal: renamed in the copy ({len(pairs)}), shown as the original's:"]
+    for word in words:
+        if len(lines) > 1 and len(lines[-1]) + len(word) + 2 <= HEADER_WIDTH:
+            lines[-1] += f", {word}"
+        else:
+            lines.append(f"  {word}")
+    return "".join(f"{prefix} {line}{suffix}\n" for line in lines)

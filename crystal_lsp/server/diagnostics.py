@@ -132,10 +132,9 @@ def _first_unit_line(result: DocResult, index: TextIndex, location: Location) ->
 
     A copied file is underlined there, not on ``import os``; None when the file has no unit.
     """
-    entry = result.entry.entry if result.entry is not None else None
     units = [
         m
-        for m in (entry.snippets if entry is not None else ())
+        for m in result.snippets
         if m.kind in (FUNCTION, CLASS) and m.depth == 0 and m.first_line >= location.first_line
     ]
     if not units:

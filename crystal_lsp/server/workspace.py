@@ -281,6 +281,7 @@ class Folder:
             # the indexed file itself: check it as such, tokenize the buffer later (prepare)
             self._uninject(buffer)
             result.prepare = True
+            result.indexed = on_disk.entry.snippets
             if on_disk.entry.status != OK:
                 return self._status_skip(result, on_disk.entry.status)
             return self._find(result, path, on_disk.entry.language)

@@ -218,3 +218,19 @@ async def test_positions_are_utf16(launcher: Launcher) -> None:
     assert (
         related.end.character == len(emoji.split("\n")[related.end.line].encode("utf-16-le")) // 2
     )
+
+
+async def test_a_whole_file_copy_is_flagged_on_its_code_not_its_imports(
+    launcher: Launcher,
+) -> None:
+    module = "import os\nimport sys\n\n\n" + DUP_A + "\n\n" + UNRELATED
+    root = launcher.workspace({"a.py": module, "b.py": module, "c.py": "x = 1\n"})
+    s = await launcher.start(root, configuration=FAST)
+    await s.ready()
+    uri = s.open("b.py")
+    diagnostics = await s.diagnostics(uri)
+    assert diagnostics, "a whole-file copy is flagged"
+    first = min(d.range.start.line for d in diagnostics)
+    # on `def merge_intervals(...)` (line 4), the first unit, not on `import os` (line 0)
+    assert first == module.split("\n").index("def merge_intervals(intervals):") == 4
+    assert all(d.range.start.line == d.range.end.line for d in diagnostics)

@@ -322,6 +322,16 @@ async def test_compare_action_on_a_flagged_copy(launcher: Launcher) -> None:
     assert command is not None and command.command == "crystal.compare"
     result = await s.command("crystal.compare", {**(command.arguments or [])[0], "goTo": False})
     assert result["left"]["text"] == DUP_A and result["right"]["text"] == RENAMED_A
+    # the renaming, and the copy with the original's names: only the docstring still differs
+    assert result["renaming"] == [
+        ["merge_intervals", "join_ranges"],
+        ["intervals", "ranges"],
+        ["ordered", "by_start"],
+    ]
+    assert result["right"]["mapped"] == DUP_A.replace(
+        '"""Merge overlapping intervals', '"""Merge overlapping ranges'
+    )
+    assert result["header"].startswith("# crystal: renamed in the copy (3)")
 
 
 async def test_a_selection_of_a_modified_buffer_is_not_its_own_reference(

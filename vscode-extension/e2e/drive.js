@@ -15,7 +15,8 @@
 //      opens the diff view; "Show inserted code" lists both; the JSONL export is written; a
 //      renamed copy written to the open file on disk (as an agent would) gets its lens too.
 //   The hover's alignment must fit its box, and the "Compare with the other copy" quick fix
-//   opens the diff view (1b). A copy under a hostile file name (Markdown: a command link, an
+//   opens the diff view (1b), the renamed copy shown with the original's names under a header
+//   listing the renaming. A copy under a hostile file name (Markdown: a command link, an
 //   image, HTML) is shown as text in the hover, whose compare link (an id) still opens the diff (1c).
 // Screenshots go to $SHOTS. Exit 0 on success, 1 on a failed check.
 'use strict';
@@ -184,7 +185,8 @@ function writeSettings(patch) {
     };
 
     // A diff editor opened by crystal.compare: its tab, both panes' text, and the dump's record.
-    const diffOpened = async (how, left, right) => {
+    // `renamed`: [original's name, copy's name] the view must show turned back (a renamed copy).
+    const diffOpened = async (how, left, right, renamed) => {
         const tab = page.locator('.tabs-container .tab.active', { hasText: '↔' }).first();
         const ok = await tab.waitFor({ timeout: 15000 }).then(() => true, () => false);
         const title = ok ? await tab.innerText() : '';
@@ -195,6 +197,23 @@ function writeSettings(patch) {
             ok && panes >= 2 && title.includes(left) && title.includes(right) && compared && compared.result.left.text.length > 0,
             `${title.replace(/\s+/g, ' ')}; ${panes} panes`,
         );
+        if (renamed) {
+            // the copy's pane shows the original's names under a header listing the renaming
+            const [original, copy] = renamed;
+            const modified = (await page.locator('.monaco-diff-editor .editor.modified .view-lines').first().innerText().catch(() => ''))
+                .replace(/\u00a0/g, ' ');
+            const pairs = (compared && compared.result.renaming) || [];
+            check(
+                `DOM: ${how}: the renamed copy is shown with the original's names, the renaming listed above`,
+                pairs.some(([x, y]) => x === original && y === copy) &&
+                    modified.includes('renamed in the copy') &&
+                    modified.includes(`${original} → ${copy}`) &&
+                    modified.includes(`def ${original}(`) &&
+                    !modified.includes(`def ${copy}(`) &&
+                    title.includes('renamed'),
+                `${JSON.stringify(pairs)}; ${modified.slice(0, 300).replace(/\s+/g, ' ')}`,
+            );
+        }
         await page.waitForTimeout(500);
         await screenshot(`diff-${how.replace(/\W+/g, '-')}`);
         await page.keyboard.press('Control+W');
@@ -458,7 +477,7 @@ function writeSettings(patch) {
                 await page.keyboard.press('ArrowDown');
             }
             await page.keyboard.press('Enter');
-            await diffOpened('quick fix', REF, HYP);
+            await diffOpened('quick fix', REF, HYP, ['order_total', 'period_revenue']);
         } else {
             await page.keyboard.press('Escape');
         }

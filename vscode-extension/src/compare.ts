@@ -5,6 +5,11 @@
  * ranges (open buffers first) and answers their texts; when that fails, the server's own answer
  * to the command, going to the other copy, is the fallback. The hover's link passes only `{id}`
  * (the server looks the ranges up), lenses and quick fixes the ranges themselves.
+ *
+ * A renamed copy differs from its original on nearly every line: the server answers the renaming
+ * too, and the right side is shown with the copy's names turned back into the original's
+ * (`right.mapped`), both sides under the same comment listing the renaming (`header`), so the diff
+ * shows only what differs beyond the renaming.
  */
 import * as vscode from 'vscode';
 import { baseName } from './core/format';
@@ -47,14 +52,17 @@ export class CompareView implements vscode.TextDocumentContentProvider, vscode.D
         const n = ++this.counter;
         const left = compareUri(n, 'left', result.left.uri);
         const right = compareUri(n, 'right', result.right.uri);
-        this.contents.set(left.toString(), result.left.text);
-        this.contents.set(right.toString(), result.right.text);
+        const header = result.header ?? '';
+        this.contents.set(left.toString(), header + result.left.text);
+        this.contents.set(right.toString(), header + (result.right.mapped ?? result.right.text));
         if (this.contents.size > 40) {
             // keep the last 20 comparisons
             const keys = [...this.contents.keys()];
             keys.slice(0, keys.length - 40).forEach((k) => this.contents.delete(k));
         }
-        await vscode.commands.executeCommand('vscode.diff', left, right, result.title, { preview: true });
+        const renamed = result.renaming?.length ?? 0;
+        const title = renamed ? `${result.title} (${renamed} renamed, shown as the original's)` : result.title;
+        await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
         this.dump?.write('compare.json', { spec, result, left: left.toString(), right: right.toString() });
         return result;
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crystal_lsp.server.actions import comment_for
+from crystal_lsp.text.comments import comment_for
 
 
 def test_comment_prefixes() -> None:

@@ -136,7 +136,12 @@ export type CompareSpec = CompareRanges | CompareId;
 export interface CompareResult {
     title: string;
     left: Required<CompareSide>;
-    right: Required<CompareSide>;
+    /** `mapped`: the copy's text with its renamed names turned back into the original's. */
+    right: Required<CompareSide> & { mapped?: string };
+    /** `[original's name, copy's name]` of each name the copy renamed (older servers: absent). */
+    renaming?: [string, string][];
+    /** Comment lines listing the renaming, shown above both sides ('' when nothing was renamed). */
+    header?: string;
 }
 
 /** A block that landed in one edit this session (`crystal/insertions`). */

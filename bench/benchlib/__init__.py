@@ -1,0 +1,1 @@
+"""Shared library of the benchmarks: corpus paths, timing, measured processes, peer tools."""

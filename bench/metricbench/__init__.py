@@ -1,0 +1,1 @@
+"""The metric benchmark (``bench/metric_bench.py``), one module per part of a run."""
