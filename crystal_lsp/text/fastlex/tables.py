@@ -29,7 +29,6 @@ import marshal
 import os
 import re
 import sys
-import tempfile
 import threading
 from array import array
 from typing import Any
@@ -139,6 +138,8 @@ class Tables:
             self.added, self.saved = 0, True
         blob = _MAGIC + hashlib.blake2b(payload, digest_size=_DIGEST).digest() + payload
         folder = os.path.dirname(path)
+        import tempfile  # only a process that compiled something new writes
+
         try:
             os.makedirs(folder, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
