@@ -28,21 +28,13 @@ import time
 import zlib
 from typing import Any
 
+from crystal_lsp.text.cachedir import ENV_CACHE_DIR as ENV_CACHE_DIR
+from crystal_lsp.text.cachedir import cache_root as cache_root
+
 log = logging.getLogger(__name__)
 
 MAGIC = b"CRYSTAL1"
 _HEAD = len(MAGIC) + 16
-ENV_CACHE_DIR = "CRYSTAL_LSP_CACHE_DIR"
-
-
-def cache_root() -> str:
-    """The directory all crystal-lsp caches live in."""
-    configured = os.environ.get(ENV_CACHE_DIR)
-    if configured:
-        return os.path.abspath(configured)
-    import platformdirs
-
-    return platformdirs.user_cache_dir("crystal-lsp", appauthor=False)
 
 
 def repo_cache_dir(root: str) -> str:

@@ -19,12 +19,13 @@ import re
 
 import pygments
 from pygments.lexer import Lexer, RegexLexer
-from pygments.lexers import find_lexer_class, get_lexer_by_name, guess_lexer
+from pygments.lexers import find_lexer_class, find_lexer_class_by_name, guess_lexer
 from pygments.lexers._mapping import LEXERS
 from pygments.token import Name, Number, Operator, Punctuation, String, Text
 from pygments.util import ClassNotFound
 
 from crystal_lsp.errors import CrystalError
+from crystal_lsp.text.fastlex.tables import prepare
 from crystal_lsp.version import __version__
 
 GENERIC = "generic"
@@ -191,11 +192,15 @@ def canonical_name(lexer: Lexer) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _lexer_by_name(name: str) -> Lexer:
+    """``get_lexer_by_name(name)``, its rules compiled from the stored tables (:func:`prepare`)."""
     if name == GENERIC:
-        return GenericCodeLexer()
-    if name in (PLAIN_TEXT, "plain", "txt"):
-        return PlainTextLexer()
-    return get_lexer_by_name(name)
+        cls: type[Lexer] = GenericCodeLexer
+    elif name in (PLAIN_TEXT, "plain", "txt"):
+        cls = PlainTextLexer
+    else:
+        cls = find_lexer_class_by_name(name)
+    prepare(cls)
+    return cls()
 
 
 @functools.lru_cache(maxsize=1024)

@@ -20,6 +20,7 @@ from pygments.lexer import Lexer
 from pygments.token import _TokenType
 
 from crystal_lsp.text.fastlex import columns_for, get_tokens, keep_all
+from crystal_lsp.text.fastlex.tables import save_tables
 from crystal_lsp.text.lexers import canonical_name, resolve_lexer
 from crystal_lsp.text.lexinput import lex_input
 
@@ -101,6 +102,7 @@ def lex(source: str, lexer: Lexer, *, keep_comments: bool = False) -> Tokens:
     if found is None:
         found = ([], [], [])
         keep_all(found, get_tokens(lexer, text), keep_comments)
+    save_tables(type(lexer))
     texts, starts, types = found
     return Tokens(texts, prepared.raw_starts(starts), types, canonical_name(lexer))
 

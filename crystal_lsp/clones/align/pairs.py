@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
+from typing import Any
 
 from crystal_lsp.clones.align.regions import Region
 
@@ -56,6 +57,9 @@ class Memo:
     records: dict[PairKey, PairRecord]
     spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     """Per file, the normalized spans of over-copied units whose seeds it left out."""
+    stored: dict[str, Any] = field(default_factory=dict, repr=False)
+    """The stored (JSON) form of each record, by its stored key: a record taken over is saved
+    again as it was read, not encoded anew."""
     _by_path: dict[str, list[PairKey]] | None = field(default=None, init=False, repr=False)
     _accepted: list[tuple[PairKey, RegionPair]] | None = field(default=None, init=False, repr=False)
     _totals: tuple[int, Counter[str]] | None = field(default=None, init=False, repr=False)

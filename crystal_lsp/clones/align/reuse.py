@@ -57,6 +57,7 @@ def load(work: Workset) -> Memo | None:
             dict(doc["files"]),
             {_pair_key(k): _record(v) for k, v in doc["records"].items()},
             {p: [(int(a), int(b)) for a, b in s] for p, s in doc["spans"].items()},
+            doc["records"],
         )
     except (KeyError, TypeError, ValueError) as exc:
         log.warning("alignment memo is malformed (%s); aligning afresh", exc)
@@ -95,12 +96,14 @@ def save(work: Workset, records: dict[PairKey, PairRecord]) -> None:
     """Keep a full scan's pair records for the next search."""
     kept = {k: r for k, r in records.items() if r.accepted or r.candidates or r.filtered}
     spans = {work.paths[i]: work.spans(i) for i in work.ids.values() if work.spans(i)}
-    memo = Memo(_current(work), kept, spans)
+    previous = work.finder.memos.get(memo_key(work))
+    stored = {f"{a}\0{b}": _stored_record(previous, (a, b), r) for (a, b), r in kept.items()}
+    memo = Memo(_current(work), kept, spans, stored)
     doc = {
         "format": FORMAT,
         "files": memo.files,
         "spans": {p: [list(span) for span in s] for p, s in spans.items()},
-        "records": {f"{a}\0{b}": _record_json(r) for (a, b), r in kept.items()},
+        "records": stored,
     }
     work.finder.memos[memo_key(work)] = memo
     work.finder.index.store.set(memo_key(work), doc)
@@ -215,6 +218,15 @@ def _lookup(table: tuple[U64, Any], keys: U64) -> Any:
         hit = found[at] == keys
         out[hit] = counts[at[hit]]
     return out
+
+
+def _stored_record(previous: Memo | None, key: PairKey, record: PairRecord) -> Any:
+    """A record's JSON form: as it was read, when the record is taken over from ``previous``."""
+    if previous is not None and previous.records.get(key) is record:
+        found = previous.stored.get(f"{key[0]}\0{key[1]}")
+        if found is not None:
+            return found
+    return _record_json(record)
 
 
 def _record_json(record: PairRecord) -> dict[str, Any]:

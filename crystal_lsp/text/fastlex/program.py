@@ -31,6 +31,7 @@ _GROUP_REFS = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
 _LETTERS = {"a": re.A, "i": re.I, "L": re.L, "m": re.M, "s": re.S, "u": re.U, "x": re.X}
 
 Match = Callable[[str, int], "re.Match[str] | None"]
+Compile = Callable[[str, int], "re.Pattern[str]"]
 Step = tuple[int, Any, Any, Match, Any, int]
 """What the loop needs of a rule: kind, the executor's action, state transition, the rule's own
 matcher, Pygments' action and the kind of transition (:data:`POPS`, :data:`PUSHES`, ...)."""
@@ -90,6 +91,10 @@ class StateTable:
 
     rules: list[Rule]
     flags: int
+    compile: Compile = re.compile
+    """How alternations are compiled (the lexer's stored tables, :mod:`.tables`)."""
+    stored: Callable[[str, int], bool] = lambda source, flags: False
+    """Whether an alternation is stored: then it is used from the first use of its bucket."""
     buckets: list[tuple[Segment, ...] | None] = field(default_factory=lambda: [None] * 129)
     _subsets: list[tuple[int, ...] | None] = field(default_factory=lambda: [None] * 129)
     _by_subset: dict[tuple[int, ...], tuple[Segment, ...]] = field(default_factory=dict)
@@ -108,9 +113,15 @@ class StateTable:
         found = self._by_subset.get(subset)
         if found is None:
             uses = self._uses[subset] = self._uses.get(subset, 0) + 1
-            if uses <= COMPILE_AFTER:
+            runs = [(run, _source(run)) for run in _runs([self.rules[i] for i in subset])]
+            joined = [source for run, source in runs if len(run) > 1]
+            if uses <= COMPILE_AFTER and not (
+                joined and all(self.stored(source, self.flags) for source in joined)
+            ):
                 return tuple((self.rules[i].match, None, self.rules[i].step) for i in subset)
-            found = self._by_subset[subset] = _segments([self.rules[i] for i in subset], self.flags)
+            found = self._by_subset[subset] = tuple(
+                _segment(run, source, self.flags, self.compile) for run, source in runs
+            )
         self.buckets[code] = found
         return found
 
@@ -119,11 +130,17 @@ COMPILE_AFTER = 24
 
 
 def compile_rule(
-    rexmatch: Any, action: Any, new_state: Any, base_flags: int, runner_for: Any
+    rexmatch: Any,
+    action: Any,
+    new_state: Any,
+    base_flags: int,
+    runner_for: Any,
+    tables: Any = None,
 ) -> Rule:
     """A :class:`Rule` for one entry of ``lexer._tokens[state]``.
 
-    ``runner_for`` gives the executor's runner of a lexer, for ``using`` callbacks.
+    ``runner_for`` gives the executor's runner of a lexer, for ``using`` callbacks; ``tables``
+    the lexer's stored expressions (:class:`~crystal_lsp.text.fastlex.tables.Tables`), if any.
     """
     pattern = getattr(rexmatch, "__self__", None)
     if not isinstance(pattern, re.Pattern) or not isinstance(pattern.pattern, str):
@@ -132,8 +149,11 @@ def compile_rule(
             kind, run_action = CALLBACK, action
         return Rule(rexmatch, action, new_state, kind, run_action, None, ASCII, 0)
     kind, run_action = _kind(action, pattern.groups, runner_for)
-    source = _alternative(pattern, base_flags)
-    starts = first_chars(pattern)
+    if tables is None:
+        source, starts = _alternative(pattern, base_flags, re.compile), first_chars(pattern)
+    else:
+        source = _alternative(pattern, base_flags, tables.compile)
+        starts = tables.first_chars(pattern)
     return Rule(rexmatch, action, new_state, kind, run_action, source, starts, pattern.groups)
 
 
@@ -149,7 +169,7 @@ def _kind(action: Any, groups: int, runner_for: Any) -> tuple[int, Any]:
     return (CALLBACK, action) if nested is action else (USING, nested)
 
 
-def _alternative(pattern: re.Pattern[str], base_flags: int) -> str | None:
+def _alternative(pattern: re.Pattern[str], base_flags: int, compile: Compile) -> str | None:
     """``pattern`` as text that means the same inside an expression compiled with ``base_flags``.
 
     Global inline flags such as a leading ``(?i)`` become a scoped group ``(?i:...)``.
@@ -168,7 +188,7 @@ def _alternative(pattern: re.Pattern[str], base_flags: int) -> str | None:
             return None
         source = f"(?{letters}:{source})"
     try:
-        alone = re.compile(source, base_flags)
+        alone = compile(source, base_flags)
     except re.error:
         return None
     if alone.flags | _flags_of(letters) != pattern.flags or alone.groups != pattern.groups:
@@ -183,30 +203,33 @@ def _flags_of(letters: str) -> int:
     return out
 
 
-def _segments(rules: list[Rule], flags: int) -> tuple[Segment, ...]:
-    out: list[Segment] = []
+def _runs(rules: list[Rule]) -> list[list[Rule]]:
+    """A bucket's segments: runs of rules joined into one alternation, and every other rule."""
+    out: list[list[Rule]] = []
     run: list[Rule] = []
     for rule in rules:
         if rule.source is None:
             if run:
-                out.append(_combined(run, flags))
+                out.append(run)
                 run = []
-            out.append((rule.match, None, rule.step))
+            out.append([rule])
         else:
             run.append(rule)
     if run:
-        out.append(_combined(run, flags))
-    return tuple(out)
+        out.append(run)
+    return out
 
 
-def _combined(rules: list[Rule], flags: int) -> Segment:
-    if len(rules) == 1:
-        return (rules[0].match, None, rules[0].step)
-    parts: list[str] = []
+def _source(run: list[Rule]) -> str:
+    return "|".join(f"({rule.source})" for rule in run)
+
+
+def _segment(run: list[Rule], source: str, flags: int, compile: Compile) -> Segment:
+    if len(run) == 1:
+        return (run[0].match, None, run[0].step)
     table: dict[int, Step] = {}
     group = 1
-    for rule in rules:
-        parts.append(f"({rule.source})")
+    for rule in run:
         table[group] = rule.step
         group += rule.groups + 1
-    return (re.compile("|".join(parts), flags).match, table, None)
+    return (compile(source, flags).match, table, None)

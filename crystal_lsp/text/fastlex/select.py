@@ -19,6 +19,7 @@ from pygments.lexer import Lexer, RegexLexer
 from crystal_lsp.text.fastlex.columns import Columns, columns, run_tokens
 from crystal_lsp.text.fastlex.program import StateTable, compile_rule
 from crystal_lsp.text.fastlex.run import Program, TokenTuple
+from crystal_lsp.text.fastlex.tables import tables_for
 
 FALLBACK_LEXERS: frozenset[str] = frozenset()
 """Lexer classes (by name) the executor must not run: their tokens were found to differ."""
@@ -51,9 +52,13 @@ def _compilable(cls: type) -> bool:
 
 def _compile(lexer: Lexer) -> Program:
     flags = type(lexer).flags
+    stored = tables_for(type(lexer))
     tables = {
         state: StateTable(
-            [compile_rule(rex, act, new, flags, runner_for) for rex, act, new in entries], flags
+            [compile_rule(rex, act, new, flags, runner_for, stored) for rex, act, new in entries],
+            flags,
+            stored.compile,
+            stored.has,
         )
         for state, entries in lexer._tokens.items()
     }

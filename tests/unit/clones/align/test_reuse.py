@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+from typing import Any
 
 import pytest
 from scan_samples import ORIGINAL, UNRELATED, module, near_copy, renamed, write_tree
@@ -122,3 +123,40 @@ def test_a_buffer_that_moves_seeds_across_max_df_equals_a_fresh_scan(
         if any(loc.path == "b.py" for loc in f.locations)
     )
     assert spans == want and want
+
+
+def test_a_rescan_stores_the_records_a_fresh_scan_stores(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records taken over are saved as they were read (not encoded again), and the stored
+    memo equals a fresh scan's."""
+    from crystal_lsp.clones.align import reuse
+
+    saved: list[Any] = []
+    encoded: list[int] = []
+    set_value, record_json = Store.set, reuse._record_json
+
+    def spy_set(self: Store, key: str, value: Any) -> None:
+        if key.startswith("align:"):
+            saved.append(json.loads(json.dumps(value)))
+        set_value(self, key, value)
+
+    def spy_json(record: Any) -> Any:
+        encoded.append(1)
+        return record_json(record)
+
+    monkeypatch.setattr(Store, "set", spy_set)
+    monkeypatch.setattr(reuse, "_record_json", spy_json)
+    config = ScanConfig()
+    files = {**FILES, **{f"u{i}.py": module(UNRELATED[i % 3], ORIGINAL) for i in range(6)}}
+    root = write_tree(tmp_path / "repo", files)
+    scan(root, tmp_path / "cache", config)
+    write_tree(root, {"c.py": module(UNRELATED[2], renamed())})
+    encoded.clear()
+    scan(root, tmp_path / "cache", config)
+    rescan, rescan_encoded = saved[-1], len(encoded)
+    fresh = scan(root, tmp_path / "fresh", config) and saved[-1]
+    assert json.dumps(rescan, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+    touching = [k for k in rescan["records"] if "c.py" in k.split("\0")]
+    assert len(rescan["records"]) > 2 * len(touching) > 0
+    assert rescan_encoded == len(touching)  # only the records of pairs with the changed file
