@@ -213,6 +213,13 @@ class Finding:
     family: bool = False
     """A family of parallel units (each member is a unit, or lines of one, with its aligned
     range), rather than copies of one piece of code."""
+    probability: float | None = None
+    """The calibrated verdict: the probability that the best pair is a copy worth acting on
+    (:mod:`crystal_lsp.clones.copies.verdict`)."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    """The checkable evidence of the best pair: ``pair`` (its two location indices),
+    ``code_lines``, ``identical``, ``differing`` (lines by kind), ``renaming`` (name pairs,
+    when one-to-one both ways), ``features`` (the verdict's inputs)."""
 
     @property
     def score(self) -> float:
@@ -271,6 +278,14 @@ class Finding:
             "level": self.level,
             "family": self.family,
             "evidence": list(self.evidence),
+            "probability": (
+                None
+                if self.probability is None
+                else self.probability
+                if exact
+                else round(self.probability, 4)
+            ),
+            "facts": self.facts,
             "locations": [loc.to_json() for loc in self.locations],
             "pairs": [p.to_json(exact) for p in self.pairs],
         }
@@ -296,6 +311,8 @@ class Finding:
             str(doc.get("level", COPY)),
             [str(e) for e in doc.get("evidence", [])],
             bool(doc.get("family", False)),
+            doc.get("probability"),
+            dict(doc.get("facts") or {}),
         )
 
 
