@@ -8,18 +8,23 @@
 For every project of bench/real/labels/, crystal-lsp (this checkout's installation) scans the
 pinned corpus (bench/real/corpora.py) with ``--all --format json``; every finding whose first
 two ranges carry a label gives one example: the features its JSON carries
-(``facts.features``, computed by crystal_lsp.clones.copies.verdict) and its label (A = 1,
-B and C = 0). A logistic regression with an L2 penalty (hand-written IRLS over standardized
-features) is fitted, and evaluated **leave-one-project-out**: each project's findings are
-scored by the model fitted on the other projects. The default view's cut is the lowest cut
-at which the pooled out-of-project precision reaches --precision (else the best F0.5). The
-model fitted on all projects, with that cut, is written with the features' definitions, the
-out-of-project figures and the fit's provenance. Nothing in-sample is reported.
+(``facts.features``, computed by crystal_lsp.clones.copies.verdict), the rules' level
+(``facts.rules``), the invariant that decided it (``facts.invariant``) and its label (A = 1,
+B and C = 0; where two labelers judged a finding, labeler 1's). A logistic regression with an
+L2 penalty (hand-written IRLS over standardized features) is fitted and evaluated
+**leave-one-project-out**: each project's findings are scored by the model fitted on the other
+projects. The model moves a finding off the rules' level only where it is confident: the cuts
+(demote a rules copy under one, promote rules similar structure from another) are the ones
+with the best pooled out-of-project precision among those that show every genuine copy the
+rules show (the union of every tool's A labels, and the A-labelled findings); (0, 2) is no
+move. The model fitted on all projects is written with its cuts, the features' definitions,
+the out-of-project figures of the model and of the rules, and the fit's provenance. Nothing
+in-sample is reported.
 
-Per held-out project: precision of the default view (A / labelled among the findings at or
-above the cut; the invariants of crystal_lsp.clones.copies.levels applied), C shown, recall
-of the A-labelled findings of crystal-lsp, recall of the union of genuine copies (A labels of
-every tool) and the labels of the top 10 under each ranking (? = no label).
+Per project: precision of the default view (A / labelled), C shown, recall of the A-labelled
+findings, recall of the union of genuine copies and the labels of the top 10 under each
+ranking (weight, p x weight, p; ? = no label); pooled figures; on the projects two labelers
+judged, the pooled figures on labeler 2's labels too.
 """
 
 from __future__ import annotations

@@ -28,8 +28,9 @@ COPY, SIMILAR = "copy", "similar"
 """The levels of a finding: a copy worth a reviewer's time, or similar structure."""
 LEVELS = (COPY, SIMILAR)
 RANKING = (
-    "copies first, then similar structure; within a level, what one refactoring removes: "
-    "the best single copy's copied non-trivial tokens x its raw CrystalBLEU"
+    "copies first, then similar structure; within a level, what one refactoring removes "
+    "(the best single copy's copied non-trivial tokens x its raw CrystalBLEU) x the "
+    "probability that it is a copy worth acting on"
 )
 LineFocus = Mapping[str, "Sequence[tuple[int, int]] | None"]
 """Paths to look at, each with 1-based inclusive line ranges (``None``: the whole file)."""
@@ -246,6 +247,15 @@ class Finding:
         return max(p.copied * max(p.crystalbleu, 0.0) for p in self.pairs)
 
     @property
+    def priority(self) -> float:
+        """The rank within a level: :attr:`weight` times :attr:`probability` (when known).
+
+        Chosen on the judged findings: out of project, 91 A in the pooled top tens of
+        seventeen projects against 86 by :attr:`weight` alone (``bench/results/fit_verdict.json``).
+        """
+        return self.weight * (1.0 if self.probability is None else self.probability)
+
+    @property
     def type(self) -> str:
         """``exact`` (same tokens), ``renamed`` (same normalized tokens) or ``near``."""
         if len({loc.sha for loc in self.locations}) == 1:
@@ -317,12 +327,12 @@ class Finding:
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Copies before similar structure, then by :attr:`Finding.weight`, larger, first location."""
+    """Copies before similar structure, then by :attr:`Finding.priority`, larger, first location."""
     return sorted(
         findings,
         key=lambda f: (
             LEVELS.index(f.level) if f.level in LEVELS else len(LEVELS),
-            -round(f.weight, 6),
+            -round(f.priority, 6),
             -f.tokens,
             f.locations[0].path,
             f.locations[0].first_line,
