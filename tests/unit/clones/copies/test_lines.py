@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import tarfile
 from difflib import SequenceMatcher
+from typing import Any
+
+import pytest
 
 from crystal_lsp.clones.copies.lines import (
     CALLED,
@@ -177,6 +181,29 @@ def test_every_claim_of_a_real_scan_is_true(tmp_path: pathlib.Path) -> None:
         text_a, text_b = "\n".join(la), "\n".join(lb)
         assert all(x in text_a and y in text_b for x, y in pairs)
         assert 0.0 <= doc["probability"] <= 1.0
+        _scores_and_names_hold(doc, tmp_path)
         ident = max(lines_a, lines_b)
         claim = f"of {ident} code lines identical" if facts["identical"] < ident else "all "
         assert any(claim in e for e in doc["evidence"])
+
+
+def _scores_and_names_hold(doc: dict[str, Any], root: pathlib.Path) -> None:
+    """The scores printed agree with each other, every unit name is on its unit's first lines."""
+    pairs = doc["pairs"]
+    assert doc["score"] == pytest.approx(min(p["similarity"] for p in pairs), abs=1e-6)
+    weight = max(p["copied"] * max(p["crystalbleu"], 0.0) for p in pairs)
+    assert doc["weight"] == pytest.approx(weight, rel=1e-4, abs=1e-3)
+    assert all(0.0 <= p["similarity"] <= 1.0 + 1e-9 for p in pairs)
+    for loc in doc["locations"]:
+        unit = loc.get("unit") or {}
+        if loc["kind"] == "lines":
+            name, first = unit.get("name", ""), unit.get("start", 0)
+            if name:
+                assert first <= loc["start"]["line"] <= loc["end"]["line"] <= unit["end"]
+        else:
+            name, first = loc.get("name", ""), loc["start"]["line"]
+        if not name or name.startswith("(") or loc["kind"] in ("file", "module"):
+            continue
+        text = (root / loc["path"]).read_text(encoding="utf-8").splitlines()
+        head = "\n".join(text[first - 1 : first + 5])
+        assert re.search(rf"\b{re.escape(name.split('.')[-1])}\b", head), (loc["path"], name)
