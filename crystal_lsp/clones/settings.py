@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
+from importlib import resources
 from typing import Any
 
 import pathspec
@@ -43,7 +44,7 @@ __all__ = ["DECISION_VERSION", "DEFAULT_EXCLUDE", "SECTION", "ScanConfig", "load
 SECTION = "crystal-lsp"
 # Bumped whenever S sets, candidate retrieval or the decision change results, so that cached
 # S sets, pair scores and results from an older crystal-lsp are never reused.
-DECISION_VERSION = 9
+DECISION_VERSION = 10
 DISPLAY_ONLY = ("show_similar",)
 """Settings that choose what is shown of the findings: no part of the signature or caches."""
 
@@ -146,11 +147,18 @@ class ScanConfig:
             values.pop("tracked_only", None)  # added later: at its default, signatures as before
         values["entry"] = self.entry_signature()
         values["decision"] = DECISION_VERSION
+        values["verdict"] = _verdict_digest()
         return _digest(values)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> ScanConfig:
         """A copy with settings replaced (keys as in ``pyproject.toml``, ``-`` or ``_``)."""
         return replace(self, **coerce(overrides, "overrides"))
+
+
+def _verdict_digest() -> str:
+    """The shipped verdict model's digest: a refitted model gives new levels, not cached ones."""
+    data = resources.files("crystal_lsp.data").joinpath("verdict.json")
+    return hashlib.sha256(data.read_bytes()).hexdigest()[:16]
 
 
 def _digest(value: Any) -> str:

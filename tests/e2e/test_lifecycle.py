@@ -52,7 +52,8 @@ async def test_every_profile_gets_the_duplicate_with_its_other_copy(
     assert copy_range(diag).end == types.Position(line=16, character=20)
     assert diag.message.startswith("Near-duplicate (similarity 1.00, CrystalBLEU ")
     assert ") of function merge_intervals in a.py:1: " in diag.message
-    assert diag.message.endswith("lines identical (this copy: lines 4-17)")
+    assert diag.message.endswith("(this copy: lines 4-17)")
+    assert "code lines identical" in diag.message  # issue 31: the evidence, then the kinds
     [related] = other_copies(diag)
     assert related.location.uri == s.uri("a.py")
     assert related.message == "function merge_intervals (representative, similarity 1.00)"

@@ -31,13 +31,14 @@ from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strict
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
-from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
+from crystal_lsp.clones.copies.judge import judge
+from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
 from crystal_lsp.clones.copies.repeats import merge_repeats
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.copies.units import as_whole_units
-from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.findings import COPY, LINES, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
 from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
 
@@ -90,7 +91,7 @@ def findings_of(
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_classes
-    evidences = [[read(pair) for _, pair in c.members] for c in classes]
+    evidences = [[read(shown(c.representative, m, pair)) for m, pair in c.members] for c in classes]
 
     place = _TopUnits(work)
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
@@ -254,8 +255,7 @@ def _methods(snippets: Sequence[SnippetMeta], region: Region) -> tuple[frozenset
 def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Evidence]) -> Finding:
     """One clone class as a finding: the representative first, then its copies.
 
-    It is a copy when one of its pairs is (the best of those gives the evidence), else similar
-    structure with the evidence of its best pair (most copied tokens times raw CrystalBLEU).
+    Its level, evidence and probability are those of its best pair (:func:`.judge.judge`).
     """
     locations = [location(work, r) for r in clone_class.regions]
     pairs = [
@@ -263,16 +263,28 @@ def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Eviden
         for k, (_, pair) in enumerate(clone_class.members, 1)
     ]
     least = work.finder.config.min_tokens
-    levels = [
-        level_of(ev, short=_short(clone_class.representative, member, pair, least))
-        for (member, pair), ev in zip(clone_class.members, evidences)
+    shorts = [
+        _short(clone_class.representative, member, pair, least)
+        for member, pair in clone_class.members
     ]
-    ranked = sorted(
-        range(len(pairs)), key=lambda k: -pairs[k].copied * max(pairs[k].crystalbleu, 0)
+    language = work.similarity.language
+    v = judge(language, locations, pairs, evidences, shorts)
+    return Finding(
+        language,
+        locations,
+        pairs,
+        level=v.level,
+        evidence=v.evidence,
+        probability=v.probability,
+        facts=v.facts,
     )
-    best = next((k for k in ranked if levels[k][0] == COPY), ranked[0])
-    level, why = levels[best]
-    return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+
+
+def shown(a: Region, b: Region, pair: RegionPair) -> RegionPair:
+    """``pair`` as the two locations a finding shows (its evidence is read on what is shown)."""
+    if (pair.a, pair.b) == (a, b):
+        return pair
+    return RegionPair(a, b, pair.similarity, pair.crystalbleu, pair.copied)
 
 
 def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
@@ -288,7 +300,7 @@ def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | N
 def family_finding(
     work: Workset, family: Family, read: Callable[[RegionPair], Evidence] | None = None
 ) -> Finding:
-    """A family as one finding: its members with their aligned ranges, similar structure.
+    """A family as one finding: its members with their aligned ranges (judged like a class).
 
     ``read`` gives a pair's evidence (default: read afresh; :func:`findings_of` reads each
     pair once).
@@ -304,11 +316,19 @@ def family_finding(
     ]
     files = len({loc.path for loc in locations})
     where = f"in {files} files" if files > 1 else "in one file"
-    best = max(family.pairs, key=lambda e: e[2].copied * max(e[2].crystalbleu, 0.0))[2]
-    ev = read(best) if read is not None else _evidence(work, best)
-    _, why = level_of(ev, f"{FAMILY}: {len(locations)} members {where}")
+    reader = read if read is not None else lambda pair: _evidence(work, pair)
+    evidences = [reader(shown(family.members[x], family.members[y], p)) for x, y, p in family.pairs]
+    phrase = f"{FAMILY}: {len(locations)} members {where}"
+    v = judge(work.similarity.language, locations, pairs, evidences, family=phrase)
     return Finding(
-        work.similarity.language, locations, pairs, level=SIMILAR, evidence=why, family=True
+        work.similarity.language,
+        locations,
+        pairs,
+        level=v.level,
+        evidence=v.evidence,
+        family=True,
+        probability=v.probability,
+        facts=v.facts,
     )
 
 

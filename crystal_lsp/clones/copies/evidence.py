@@ -4,12 +4,9 @@ A reviewer tells a copy worth acting on from similar structure nobody would act 
 the two pieces line by line. :func:`evidence` does the same on the raw tokens of an accepted
 pair (:class:`~crystal_lsp.clones.align.pairs.RegionPair`):
 
-* the **code lines** of each side -- lines with tokens, docstring lines (a line holding one
-  string and nothing else) left out -- and how many of them are *identical* (same raw tokens)
-  and in the same order on both sides (:class:`difflib.SequenceMatcher`);
-* whether the lines that differ are a **consistent renaming** (every name of one side is one
-  name of the other, the literals are the same: a renamed copy), or differ in **literals only**
-  (the same code over other data);
+* the **code lines** of each side and how many are *identical*, what each differing line
+  differs in, whether the names are a **one-to-one renaming** (with its name pairs) and whether
+  they are **mirror** words (:mod:`crystal_lsp.clones.copies.lines`);
 * the share of **declarative** lines (signatures, decorators, overload stubs, imports,
   exports, data tables: :mod:`crystal_lsp.text.noise`; and docstrings);
 * whether the lines that differ are mostly ``async``/``await`` (**sync/async twins**);
@@ -28,6 +25,8 @@ from difflib import SequenceMatcher
 
 from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.align.seeds import Bools
+from crystal_lsp.clones.copies.lines import LITERALS, TYPES, Line, compare, shape
+from crystal_lsp.clones.copies.lines import code_lines as lines_of
 from crystal_lsp.clones.similarity import Code, renaming
 from crystal_lsp.text.entries import Heavy
 
@@ -49,11 +48,9 @@ TWIN_LINES = 2
 TWIN_SHARE = 0.3
 SAME_SHAPE = 0.7
 """Of the differing lines of the shorter side, the share that must pair up by shape."""
-RENAMED_MIN = 0.85
-"""Consistency of a renaming (:func:`crystal_lsp.clones.similarity.renaming`) of a renamed copy."""
-
-Line = tuple[int, int, str]
-"""``(first token, end token, text)`` of one code line."""
+CONSISTENT = 0.85
+"""Consistency of a renaming (:func:`crystal_lsp.clones.similarity.renaming`) the rules take
+for a renamed copy (looser than the one-to-one renaming the evidence claims)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,7 @@ class Evidence:
     identical: int
     """Code lines identical on both sides and in the same order."""
     renamed: bool
-    """The lines that differ are a consistent renaming of names, literals kept."""
+    """The lines that differ differ in names only, mapped one-to-one both ways."""
     literals_only: bool
     """The lines that differ differ in literals only (the same code over other data)."""
     declarative: float
@@ -77,6 +74,28 @@ class Evidence:
     parallel: str = ""
     """The name both copies' methods share in different classes (parallel implementations of
     one method: per-backend overrides), else empty."""
+    kinds: tuple[tuple[str, int], ...] = ()
+    """Differing lines by kind (:data:`crystal_lsp.clones.copies.lines.KINDS`), most first."""
+    names: tuple[tuple[str, str], ...] = ()
+    """The one-to-one renaming's name pairs (when :attr:`renamed`)."""
+    mirror: bool = False
+    """Most names that differ are mirror words (``next``/``prev``): per-direction variants."""
+    changed: tuple[tuple[str, str], ...] = ()
+    """The name pairs that differ on the paired differing lines, sorted."""
+    edited: int = 0
+    """Differing lines left out of the one-to-one renaming (edited, not renamed)."""
+    consistent: bool = False
+    """The differing lines paired by shape are a consistent renaming (:data:`CONSISTENT` of
+    the repeated names' uses): what the rules take for a renamed copy; never printed."""
+
+    def count(self, kind: str) -> int:
+        """Differing lines of one kind."""
+        return dict(self.kinds).get(kind, 0)
+
+    @property
+    def type_only(self) -> bool:
+        """Lines that differ differ in type names only: identical once types are abstracted."""
+        return bool(self.kinds) and {k for k, _ in self.kinds} == {TYPES}
 
     @property
     def share(self) -> float:
@@ -91,16 +110,8 @@ class Evidence:
 
 
 def code_lines(heavy: Heavy, start: int, end: int) -> list[Line]:
-    """The code lines of tokens ``[start, end)``: lines with tokens, docstring lines left out."""
-    out: list[Line] = []
-    texts, cats, lines = heavy.texts, heavy.cats, heavy.lines
-    first = start
-    for i in range(start + 1, end + 1):
-        if i == end or lines[i] != lines[i - 1]:
-            if not (i - first == 1 and cats[first] == "S"):
-                out.append((first, i, " ".join(texts[first:i])))
-            first = i
-    return out
+    """The code lines of tokens ``[start, end)`` (:func:`crystal_lsp.clones.copies.lines.code_lines`)."""
+    return lines_of(heavy, start, end)
 
 
 def declarative_lines(lines: list[Line], noise: Bools, heavy: Heavy, start: int, end: int) -> int:
@@ -140,14 +151,8 @@ def evidence(
     parallel: str = "",
 ) -> Evidence:
     """The evidence of a pair of regions (module docstring); ``noise_*``: raw noise masks."""
-    la = code_lines(heavy_a, a.start, a.end)
-    lb = code_lines(heavy_b, b.start, b.end)
-    matcher = SequenceMatcher(None, [t for *_, t in la], [t for *_, t in lb], autojunk=False)
-    identical = sum(block.size for block in matcher.get_matching_blocks())
-    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    diff_a = [la[k] for _, i0, i1, _, _ in ops for k in range(i0, i1)]
-    diff_b = [lb[k] for _, _, _, j0, j1 in ops for k in range(j0, j1)]
-    renamed, literals_only = _renamed(heavy_a, diff_a, heavy_b, diff_b)
+    cmp = compare(heavy_a, (a.start, a.end), heavy_b, (b.start, b.end))
+    la, lb, diff_a, diff_b = cmp.lines_a, cmp.lines_b, cmp.diff_a, cmp.diff_b
     decl = declarative_lines(la, noise_a, heavy_a, a.start, a.end) + declarative_lines(
         lb, noise_b, heavy_b, b.start, b.end
     )
@@ -155,14 +160,34 @@ def evidence(
     return Evidence(
         len(la),
         len(lb),
-        identical,
-        renamed,
-        literals_only,
+        cmp.identical,
+        cmp.renamed,
+        bool(cmp.kinds) and set(cmp.kinds) == {LITERALS},
         decl / total if total else 0.0,
         _twins(heavy_a, diff_a, heavy_b, diff_b),
         vendored(a.path) and vendored(b.path),
         parallel,
+        tuple(cmp.kinds.most_common()),
+        cmp.names,
+        cmp.mirror,
+        cmp.changed,
+        cmp.edited,
+        cmp.renamed or (bool(cmp.changed) and consistent(heavy_a, diff_a, heavy_b, diff_b)),
     )
+
+
+def consistent(heavy_a: Heavy, diff_a: list[Line], heavy_b: Heavy, diff_b: list[Line]) -> bool:
+    """Whether the differing lines, most of them paired by shape, are a consistent renaming."""
+    if not diff_a or not diff_b:
+        return False
+    shapes_a = [shape(heavy_a, first, end) for first, end, _ in diff_a]
+    shapes_b = [shape(heavy_b, first, end) for first, end, _ in diff_b]
+    matcher = SequenceMatcher(None, shapes_a, shapes_b, autojunk=False)
+    paired = sum(block.size for block in matcher.get_matching_blocks())
+    if paired < SAME_SHAPE * min(len(diff_a), len(diff_b)):
+        return False
+    code_a, code_b = _code(heavy_a, diff_a), _code(heavy_b, diff_b)
+    return renaming(code_a, code_b, min_repeated=2) >= CONSISTENT
 
 
 def _code(heavy: Heavy, lines: list[Line]) -> Code:
@@ -175,48 +200,6 @@ def _code(heavy: Heavy, lines: list[Line]) -> Code:
         cats.append(heavy.cats[first:end])
         rows += heavy.lines[first:end]
     return Code(texts, "".join(cats), rows)
-
-
-def _renamed(
-    heavy_a: Heavy, diff_a: list[Line], heavy_b: Heavy, diff_b: list[Line]
-) -> tuple[bool, bool]:
-    """Whether the differing lines are a consistent renaming; whether only literals differ.
-
-    The differing lines are paired by shape (names as ``ID``, literals as ``LIT``); most of them
-    (:data:`SAME_SHAPE`) must pair up -- an edited line may remain. Over the pairs, a renaming
-    is the names of one side mapped consistently to the other's, literals kept
-    (:func:`crystal_lsp.clones.similarity.renaming`); literals only is no name changed.
-    """
-    if not diff_a or not diff_b:
-        return False, False
-    code_a, code_b = _code(heavy_a, diff_a), _code(heavy_b, diff_b)
-    shapes_a = [_shape(heavy_a, first, end) for first, end, _ in diff_a]
-    shapes_b = [_shape(heavy_b, first, end) for first, end, _ in diff_b]
-    matcher = SequenceMatcher(None, shapes_a, shapes_b, autojunk=False)
-    paired = [
-        (block.a + k, block.b + k)
-        for block in matcher.get_matching_blocks()
-        for k in range(block.size)
-    ]
-    if len(paired) < SAME_SHAPE * min(len(diff_a), len(diff_b)):
-        return False, False
-    names_differ = False
-    for i, j in paired:
-        (a0, a1, _), (b0, _, _) = diff_a[i], diff_b[j]
-        for t in range(a1 - a0):
-            if heavy_a.cats[a0 + t] in "NAB" and heavy_a.texts[a0 + t] != heavy_b.texts[b0 + t]:
-                names_differ = True
-    if not names_differ:
-        return False, True
-    return renaming(code_a, code_b, min_repeated=2) >= RENAMED_MIN, False
-
-
-def _shape(heavy: Heavy, first: int, end: int) -> str:
-    """A line with names as ``ID`` and literals as ``LIT``: what a renaming leaves unchanged."""
-    return " ".join(
-        "ID" if c in "NAB" else "LIT" if c in "SM" else t
-        for t, c in zip(heavy.texts[first:end], heavy.cats[first:end])
-    )
 
 
 def _twins(heavy_a: Heavy, diff_a: list[Line], heavy_b: Heavy, diff_b: list[Line]) -> bool:

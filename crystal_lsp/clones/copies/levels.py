@@ -1,34 +1,35 @@
 """The level of a finding: a copy worth a reviewer's time, or similar structure.
 
-A finding is a **copy** when its best pair reads as copied code: most of its code lines are
-identical on both sides, or the lines that differ are a consistent renaming. It is **similar
-structure** -- real similarity that nobody would act on -- when the evidence
-(:mod:`crystal_lsp.clones.copies.evidence`) says one of:
+The level is read off the evidence of the finding's best pair (:mod:`.evidence`). A few
+**invariants** hold first, whatever else the pair is:
 
-* a **family** of parallel units (:mod:`crystal_lsp.clones.copies.families`);
-* **vendored** code on both sides;
-* **sync/async twins** (the lines that differ are ``async``/``await``);
-* **parallel implementations**: methods of the same name in different classes, or files of
-  the same name in different folders (one per backend, per platform), unless verbatim or
-  holding a block worth extracting (at least :data:`EXTRACTABLE_LINES` identical code lines,
-  most of the pair: the overrides were pasted, and a shared helper would remove the block);
-* **declarations**: most lines are signatures, overload stubs, decorators, imports, exports,
-  data tables or docstrings;
-* **the same code over other data**: the lines that differ, differ in literals only, and on
-  many lines;
-* **parallel structure**: fewer than half of the code lines are identical, and the rest is not
-  a renaming -- names and literals differ throughout;
-* **a short repeat**: the best pair -- lines of units, not whole functions or classes -- shares
-  fewer than ``min-tokens`` copied tokens (aligned, outside signatures, imports and data: what
-  one refactoring would remove), a few lines nobody extracts (fewer than three quarters of it
-  are not findings at all).
+* **identical code** (every token of every location the same, byte-identical files and units)
+  is a copy;
+* **type variants** -- lines that differ only in type names, where the language cannot share
+  them (primitive types in Java, any type in C) -- are similar structure;
+* a best pair with at least :data:`VERBATIM_SHARE` of its code lines identical over at least
+  :data:`VERBATIM_LINES` code lines is a copy, whatever its docstrings or family.
 
-Every finding carries the phrases that decided its level, and how many lines are identical.
+Otherwise the **rules** (:func:`rules`) decide: similar structure when the pair is a family of
+parallel units, vendored code, sync/async twins, mostly declarations, parallel implementations
+(unless holding an extractable block), a short repeat, the same code over other data or
+parallel structure (under half of the code lines identical and no one-to-one renaming); else a
+copy. The calibrated verdict (:mod:`.verdict`) then moves a finding only where it is
+confident: a rules copy whose probability is under the model's ``demote`` cut is similar
+structure, a rules similar structure at or over its ``promote`` cut a copy (each cut chosen
+from the leave-one-project-out predictions under the constraint that no known copy is lost).
+
+Every finding carries phrases that describe its best pair -- each one true of it, read off the
+evidence: what it is (a family, vendored code, twins, declarations, parallel implementations,
+a short repeat, other data, mirror variants, parallel structure), the one-to-one renaming with
+its names, how many code lines are identical, and what the differing lines differ in.
 """
 
 from __future__ import annotations
 
 from crystal_lsp.clones.copies.evidence import Evidence
+from crystal_lsp.clones.copies.lines import KINDS, TYPE_WORDS
+from crystal_lsp.clones.copies.verdict import Model, model
 from crystal_lsp.clones.findings import COPY, SIMILAR
 
 SHARE_MIN = 0.5
@@ -43,52 +44,144 @@ EXTRACTABLE_LINES = 15
 """From this many identical code lines (with :data:`EXTRACTABLE_SHARE` of the pair),
 parallel implementations hold a pasted block that one helper would remove: a copy."""
 EXTRACTABLE_SHARE = 0.6
+VERBATIM_SHARE = 0.8
+VERBATIM_LINES = 10
+"""A best pair with this share of its code lines identical, over this many, is a copy."""
+TYPE_ONLY_LANGUAGES = {"c": False, "java": True}
+"""Languages that cannot share per-type variants, and whether only primitive types count."""
 FAMILY = "family of parallel units"
 VENDORED = "vendored code"
 TWINS = "sync/async twins"
 DECLARATIONS = "mostly declarations and docstrings"
 OTHER_DATA = "the same code over other data (the literals differ)"
 PARALLEL = "parallel structure (names and literals differ on most lines)"
-RENAMED = "names changed consistently"
+RENAMED = "names changed one-to-one"
+MIRROR = "mirror variants (the names differ in next/prev, min/max ...)"
+TYPE_VARIANTS = "type variants (identical but for type names the language cannot share)"
+IDENTICAL = "identical code"
+UNLIKELY = "unlikely to be worth acting on"
+LIKELY = "likely worth acting on"
+NAMES_SHOWN = 3
 
 
 def identity(ev: Evidence) -> str:
-    """``18 of 20 lines identical`` (the longer side's code lines)."""
+    """``18 of 20 code lines identical`` (the longer side's code lines)."""
     lines = max(ev.lines_a, ev.lines_b)
     if ev.identical == lines:
-        return f"all {lines} lines identical"
-    return f"{ev.identical} of {lines} lines identical"
+        return f"all {lines} code lines identical"
+    return f"{ev.identical} of {lines} code lines identical"
+
+
+def differing(ev: Evidence) -> str:
+    """``differing lines: 3 names, 1 structure`` (empty when none differ)."""
+    parts = [f"{ev.count(k)} {k}" for k in KINDS if ev.count(k)]
+    return f"differing lines: {', '.join(parts)}" if parts else ""
+
+
+def renaming(ev: Evidence) -> str:
+    """``names changed one-to-one: a->b, c->d`` (the first pairs)."""
+    shown = ", ".join(f"{a}->{b}" for a, b in ev.names[:NAMES_SHOWN])
+    more = f" (+{len(ev.names) - NAMES_SHOWN})" if len(ev.names) > NAMES_SHOWN else ""
+    but = f" but on {ev.edited} edited line{'s' if ev.edited > 1 else ''}" if ev.edited else ""
+    return f"{RENAMED}{but}: {shown}{more}"
+
+
+def type_variants(ev: Evidence, language: str) -> bool:
+    """Lines differ in type names only, in a language that cannot share them."""
+    if language not in TYPE_ONLY_LANGUAGES or not ev.type_only:
+        return False
+    if not TYPE_ONLY_LANGUAGES[language]:
+        return True
+    return bool(ev.changed) and all(a in TYPE_WORDS and b in TYPE_WORDS for a, b in ev.changed)
+
+
+def verbatim(ev: Evidence) -> bool:
+    """Most code lines of a long enough best pair identical (:data:`VERBATIM_SHARE`)."""
+    lines = max(ev.lines_a, ev.lines_b)
+    return lines >= VERBATIM_LINES and ev.identical >= VERBATIM_SHARE * lines
+
+
+def renamed_copy(ev: Evidence) -> bool:
+    """A one-to-one renaming that is neither mirror words nor type names only."""
+    return ev.renamed and not ev.mirror and not ev.type_only
+
+
+def traits(ev: Evidence, family: str | None = None, short: str | None = None) -> list[str]:
+    """The phrases that describe what a pair is besides a copy (each true of it)."""
+    out = [family] if family else []
+    out += [
+        phrase
+        for flag, phrase in (
+            (ev.vendored, VENDORED),
+            (ev.twins, TWINS),
+            (ev.declarative >= DECLARATIVE, DECLARATIONS),
+            (bool(ev.parallel), f"parallel implementations of {ev.parallel}"),
+        )
+        if flag
+    ]
+    if short:
+        out.append(short)
+    if ev.literals_only and ev.share < DATA_SHARE:
+        out.append(OTHER_DATA)
+    if ev.mirror:
+        out.append(MIRROR)
+    if ev.share < SHARE_MIN and not ev.renamed and not ev.consistent:
+        out.append(PARALLEL)
+    return out
 
 
 def level_of(
-    ev: Evidence, family: str | None = None, short: str | None = None
+    ev: Evidence,
+    family: str | None = None,
+    short: str | None = None,
+    *,
+    p: float | None = None,
+    exact: bool = False,
+    language: str = "",
+    verdict: Model | None = None,
 ) -> tuple[str, list[str]]:
     """The level of a finding whose best pair has evidence ``ev``, and the phrases saying why.
 
     ``family``: the description of the family the finding is, if it is one; ``short``: the
-    description of how little one refactoring would remove, if it is below a copy's worth.
+    description of how little one refactoring would remove, if it is below a copy's worth;
+    ``p``: the verdict's probability (None: the rules alone); ``exact``: every location is a
+    whole unit or file and has the same tokens; ``verdict``: the model whose cuts apply
+    (default: the shipped one).
     """
-    shown = identity(ev)
-    if family is not None:
-        return SIMILAR, [family, shown]
-    for flag, phrase in (
-        (ev.vendored, VENDORED),
-        (ev.twins, TWINS),
-        (ev.declarative >= DECLARATIVE, DECLARATIONS),
-    ):
-        if flag:
-            return SIMILAR, [phrase, shown]
-    if ev.parallel and not _extractable(ev):
-        return SIMILAR, [f"parallel implementations of {ev.parallel}", shown]
-    if short is not None:
-        return SIMILAR, [short, shown]
+    facts = [identity(ev)]
     if ev.renamed:
-        return COPY, [RENAMED, shown]
+        facts.insert(0, renaming(ev))
+    if differing(ev):
+        facts.append(differing(ev))
+    if exact:
+        return COPY, [IDENTICAL, *facts]
+    why = traits(ev, family, short)
+    if type_variants(ev, language):
+        return SIMILAR, [TYPE_VARIANTS, *why, *facts]
+    if verbatim(ev):
+        return COPY, [*why, *facts]
+    level = rules(ev, family, short)
+    m = verdict or model()
+    if p is not None and level == COPY and p < m.demote:
+        return SIMILAR, [*why, f"{UNLIKELY} (p {p:.2f} < {m.demote:g})", *facts]
+    if p is not None and level == SIMILAR and p >= m.promote:
+        return COPY, [*why, f"{LIKELY} (p {p:.2f} >= {m.promote:g})", *facts]
+    return level, [*why, *facts]
+
+
+def rules(ev: Evidence, family: str | None = None, short: str | None = None) -> str:
+    """The hand-set rules' level of a pair (module docstring), without the invariants."""
+    if family is not None or ev.vendored or ev.twins or ev.declarative >= DECLARATIVE:
+        return SIMILAR
+    if ev.parallel and not _extractable(ev):
+        return SIMILAR
+    if short is not None:
+        return SIMILAR
+    if ev.renamed or ev.consistent:
+        return COPY
     if ev.literals_only and ev.share < DATA_SHARE:
-        return SIMILAR, [OTHER_DATA, shown]
-    if ev.share < SHARE_MIN:
-        return SIMILAR, [PARALLEL, shown]
-    return COPY, [shown]
+        return SIMILAR
+    return SIMILAR if ev.share < SHARE_MIN else COPY
 
 
 def _extractable(ev: Evidence) -> bool:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 MEMORY_LIMIT = 20_000
 """Entries a finder keeps between full scans (focused searches only add): then it starts over.
 
@@ -68,7 +68,7 @@ class Reads:
 
     def put_evidence(self, key: str, ev: Evidence) -> None:
         """Keep the evidence of a pair (only if its fields are plain values)."""
-        if all(isinstance(v, _PLAIN) for v in astuple(ev)):
+        if all(_plain(v) for v in astuple(ev)):
             self._room()
             self.evidence[key] = ev
             self.used.add(key)
@@ -186,10 +186,21 @@ def _pair(row: list[Any]) -> RegionPair:
     return RegionPair(a, b, float(row[-3]), float(row[-2]), int(row[-1]))
 
 
+def _plain(v: Any) -> bool:
+    """A plain value, or a tuple (a JSON list) of them (the evidence's name pairs and kinds)."""
+    if isinstance(v, (tuple, list)):
+        return all(_plain(x) for x in v)
+    return isinstance(v, _PLAIN)
+
+
+def _tuples(v: Any) -> Any:
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+
 def _evidence(row: list[Any]) -> Evidence:
-    if len(row) != len(_FIELDS) or not all(isinstance(v, _PLAIN) for v in row):
+    if len(row) != len(_FIELDS) or not all(_plain(v) for v in row):
         raise ValueError("an evidence row of other fields")
-    return Evidence(*row)
+    return Evidence(*(_tuples(v) for v in row))
 
 
 def save(work: Workset) -> None:

@@ -30,10 +30,11 @@ def agent_lines(findings: Sequence[Finding]) -> list[str]:
     lines = []
     for finding in findings:
         rep = finding.locations[finding.representative]
+        p = "" if finding.probability is None else f" p {finding.probability:.2f}"
         for pair in finding.pairs:
             other = finding.locations[pair.b if pair.a == finding.representative else pair.a]
             lines.append(
-                f"{place(rep)} ~ {place(other)} similarity {pair.similarity:.2f} ({what(rep)})"
+                f"{place(rep)} ~ {place(other)} similarity {pair.similarity:.2f}{p} ({what(rep)})"
             )
     return lines
 

@@ -283,6 +283,11 @@ def _heading(number: int, finding: Mapping[str, Any], locations: list[Location])
         f"({display_path(rep.describe() or 'code')}), {finding.get('language', '')}, "
         f"{len(locations)} locations, lowest similarity {float(finding.get('score', 0)):.3f}, "
         f"{finding.get('copied', 0)} copied tokens"
+        + (
+            f", probability {float(finding['probability']):.2f} that it is worth acting on"
+            if finding.get("probability") is not None
+            else ""
+        )
     )
 
 

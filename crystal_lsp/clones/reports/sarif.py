@@ -69,6 +69,8 @@ def _result(finding: Finding, focus: Focus | None) -> dict[str, Any]:
             "family": finding.family,
             "evidence": list(finding.evidence),
             "weight": round(finding.weight, 3),
+            "probability": (None if finding.probability is None else round(finding.probability, 4)),
+            "facts": finding.facts,
         },
     }
 

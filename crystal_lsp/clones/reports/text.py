@@ -20,6 +20,17 @@ if TYPE_CHECKING:
 
 Write = Callable[[str], object]
 SKIPPED_SHOWN = 20
+LEGEND = (
+    "legend: p = probability that a finding's best pair is a copy worth acting on (a model "
+    "calibrated on judged real code); identical whole units and best pairs with 0.8 of 10+ "
+    "code lines identical are copies, type variants are not; code lines = lines with "
+    "code (not blank, comment, docstring or punctuation-only lines) of the best pair; "
+    "similarity = CrystalBLEU of the normalized ranges (names and literals abstracted: 1.000 "
+    "with names differing on every line); CrystalBLEU = of the raw tokens, without the "
+    "language's trivially shared n-grams (identical lines of common idioms can score 0); "
+    "copied = non-trivial tokens on lines that correspond\n"
+)
+"""What every number and claim of a finding means (printed once, under the ranking)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,7 @@ def write_text(
         head += f", {baselined} baselined"
     write(f"crystal-lsp: {head}\n")
     write(f"ranked: {RANKING}\n")
+    write(LEGEND)
     _notes(result, write)
     for number, finding in enumerate(at_level(result.findings, show_all), 1):
         write("\n")
@@ -112,12 +124,17 @@ def finding_block(number: int, finding: Finding, show_ngrams: bool, write: Write
     kind = "family" if finding.family else f"{finding.type} copy"
     level = "" if finding.level == COPY else "similar structure, "
     where = f"{display_path(rep.path)}:{rep.first_line}-{rep.last_line}"
+    p = "" if finding.probability is None else f", p {finding.probability:.2f}"
     write(
         f"[{number}] {level}{kind} of {where} ({display_path(rep.describe() or 'code')}), "
-        f"{finding.language}, {plural(len(finding.locations), 'location', 'locations')}\n"
+        f"{finding.language}, {plural(len(finding.locations), 'location', 'locations')}{p}\n"
     )
     if finding.evidence:
-        write(f"    {'; '.join(finding.evidence)}\n")
+        best = finding.facts.get("pair")
+        of = ""
+        if best and len(finding.locations) > 2:
+            of = f"best pair {best[0] + 1}-{best[1] + 1}: "
+        write(f"    {of}{'; '.join(finding.evidence)}\n")
     write(f"  {where}  {display_path(rep.describe())}  (representative)\n")
     for pair in finding.pairs:
         other = pair.b if pair.a == finding.representative else pair.a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import shutil
 from typing import Any
 
@@ -287,7 +288,11 @@ def test_json_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
         "ranking": RANKING,
     }
     assert finding["level"] == "copy" and finding["family"] is False
-    assert finding["evidence"] and "lines identical" in finding["evidence"][-1]
+    assert any("code lines identical" in e for e in finding["evidence"])
+    assert 0.0 <= finding["probability"] <= 1.0
+    facts = finding["facts"]  # the best pair's checkable evidence
+    assert [facts["pair"][0], facts["pair"][1]] in [[p["a"], p["b"]] for p in finding["pairs"]]
+    assert facts["identical"] <= max(facts["code_lines"])
     assert finding["weight"] == max(p["copied"] * p["crystalbleu"] for p in finding["pairs"])
     assert doc["skipped"] == [
         {"path": "README.md", "reason": "not code (markdown)"},
@@ -317,10 +322,14 @@ def test_text_report(repo: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> 
     # the summary first, then the findings, the skipped files last
     assert lines[0] == "crystal-lsp: 1 copy worth a look (3 locations) in 3 files"
     assert lines[1].startswith("ranked: copies first, then similar structure")
+    assert lines[2].startswith(
+        "legend: p = probability that a finding's best pair is a copy worth acting on"
+    )
+    assert "similarity = " in lines[2] and "CrystalBLEU = " in lines[2]
     assert "signature " in out and "python S " in out
     at = lines.index("") + 1
     assert lines[at].startswith(f"[1] near copy of {rep} (function tally_invoices), python, ")
-    assert lines[at].endswith("3 locations")
+    assert re.search(r"3 locations, p [01]\.\d\d$", lines[at])
     assert "lines identical" in lines[at + 1]
     assert lines[at + 2] == f"  {rep}  function tally_invoices  (representative)"
     assert lines[at + 3].startswith(
@@ -589,7 +598,8 @@ def test_agent_format_is_one_line_per_copy_and_one_summary(
     first = doc["findings"][0]
     rep = first["locations"][first["representative"]]
     assert copies[0].startswith(f"{rep['path']}:{rep['start']['line']}-{rep['end']['line']} ~ ")
-    assert f"similarity {first['pairs'][0]['similarity']:.2f} (" in copies[0]
+    p = f"p {first['probability']:.2f}"
+    assert f"similarity {first['pairs'][0]['similarity']:.2f} {p} (" in copies[0]
     summary = lines[-1]
     shown = [f for f in doc["findings"] if f["level"] == "copy"]
     locations = sum(len(f["locations"]) for f in shown)

@@ -148,7 +148,8 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     assert message.startswith("Near-duplicate (similarity 0.6")
     assert ") of function parse_config in config.py:1: " in message
     assert message.endswith(
-        "names changed consistently; 1 of 26 lines identical (this copy: lines 4-29)"
+        "1 of 26 code lines identical; differing lines: 13 names, 1 called names, 11 structure "
+        "(this copy: lines 4-29)"
     )
     uri = (Path(folder.root or "") / "config.py").as_uri()
     first, second, third = markdown.split("\n", 3)[:3]

@@ -140,10 +140,14 @@ def test_parallel_classes_are_one_family(tmp_path: pathlib.Path) -> None:
     families = [f for f in found if f.family]
     assert len(families) == 1
     (family,) = families
-    assert family.level == SIMILAR and family.evidence[0].startswith("family of parallel units")
+    assert family.evidence[0].startswith("family of parallel units")
+    # its best pair, Point2 and Vector2, is verbatim but for the class name: a copy whatever
+    # its family (issue 31's invariant); the vectors alone are parallel structure
+    assert family.level == COPY and family.facts["invariant"] == "verbatim"
     assert {loc.path for loc in family.locations} >= {f"math/vector{n}.py" for n in (2, 3, 4)}
     # nothing else of the vector classes is a copy on its own
-    assert not [f for f in copies(found) if any("vector" in loc.path for loc in f.locations)]
+    alone = [f for f in copies(found) if not f.family]
+    assert not [f for f in alone if any("vector" in loc.path for loc in f.locations)]
 
 
 # --- 3. ranking by what one refactoring removes ------------------------------------------------
@@ -276,16 +280,17 @@ def _backend(flavour: str) -> str:
 def test_modules_of_one_name_in_two_folders_are_parallel_implementations(
     tmp_path: pathlib.Path,
 ) -> None:
-    """One module per backend (db/mysql/operations.py, db/oracle/operations.py): the same code
-    with backend-specific lines is similar structure; a verbatim copy between them is a copy."""
+    """One module per backend (db/mysql/operations.py, db/oracle/operations.py): the evidence
+    says so (a feature of the verdict); a verbatim copy between them is a copy."""
     edited = near_copy(_backend("oracle")).replace("tally_invoices", "summarize_orders")
     files = {
         "db/mysql/operations.py": module(_backend("mysql"), UNRELATED[0]),
         "db/oracle/operations.py": module(UNRELATED[1], edited),
     }
     (finding,) = find_all(tmp_path / "repo", files)
-    assert finding.level == SIMILAR
+    # what it is is said whatever its level (the calibrated verdict decides the level)
     assert finding.evidence[0] == "parallel implementations of operations.py (one per folder)"
+    assert finding.facts["features"]["parallel"] == 1.0
     files["db/oracle/operations.py"] = module(UNRELATED[1], _backend("mysql"))
     (finding,) = find_all(tmp_path / "repo2", files)
     assert finding.level == COPY  # verbatim: pull it up into one shared module

@@ -1,0 +1,121 @@
+"""The verdict on a finding: its pairs judged, the best chosen, its level and checkable facts.
+
+:func:`judge` reads each pair of a finding with :mod:`.verdict` (the features of its evidence
+and of where its copies lie), picks the pair that best makes the finding's case -- a pair at
+copy level with the highest probability, else the most probable -- and gives the finding's
+level (:func:`crystal_lsp.clones.copies.levels.level_of`), its evidence phrases, its
+probability and its facts (what the JSON carries for a reader or a script to check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crystal_lsp.clones.copies.evidence import Evidence
+from crystal_lsp.clones.copies.levels import level_of, type_variants, verbatim
+from crystal_lsp.clones.copies.verdict import Context, features, model
+from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Location, Pair
+
+UNKNOWN_COVER = 0.5
+"""The share of its unit a location covers when it lies in no unit (top-level lines)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding's level, phrases, probability and facts (module docstring)."""
+
+    level: str
+    evidence: list[str]
+    probability: float
+    facts: dict[str, Any]
+
+
+def covered(loc: Location) -> float:
+    """The share of its unit's lines a location covers (1: a whole unit or file)."""
+    if loc.kind != LINES:
+        return 1.0
+    if not loc.unit_kind or loc.unit_last < loc.unit_first:
+        return UNKNOWN_COVER
+    share = (loc.last_line - loc.first_line + 1) / (loc.unit_last - loc.unit_first + 1)
+    return min(share, 1.0)
+
+
+def unit_name(loc: Location) -> str:
+    """The name of the unit a location is, or lies in."""
+    return loc.unit_name if loc.kind == LINES else loc.name
+
+
+def judge(
+    language: str,
+    locations: Sequence[Location],
+    pairs: Sequence[Pair],
+    evidences: Sequence[Evidence],
+    shorts: Sequence[str | None] | None = None,
+    family: str | None = None,
+) -> Verdict:
+    """The verdict on a finding whose ``pairs`` have ``evidences`` (module docstring).
+
+    ``shorts``: per pair, why it is a short repeat (or None); ``family``: the description of
+    the family the finding is, if it is one. Each pair's evidence is read from its first
+    location to its second (names read ``a->b``).
+    """
+    shorts = shorts if shorts is not None else [None] * len(pairs)
+    whole = all(loc.kind != LINES for loc in locations)
+    exact = whole and len({loc.sha for loc in locations}) == 1 and bool(locations[0].sha)
+    judged = []
+    base = False
+    for pair, ev, short in zip(pairs, evidences, shorts):
+        a, b = locations[pair.a], locations[pair.b]
+        ctx = Context(
+            pair.copied,
+            pair.crystalbleu,
+            min(covered(a), covered(b)),
+            a.path == b.path,
+            len(locations),
+            family is not None,
+            short is not None,
+            (unit_name(a), unit_name(b)),
+        )
+        feats = features(ev, ctx)
+        p = model().probability(feats)
+        level, why = level_of(ev, family, short, p=p, exact=exact, language=language)
+        by_rules = level_of(ev, family, short, exact=exact, language=language)[0]
+        judged.append(
+            (level == COPY, p, pair.copied * max(pair.crystalbleu, 0.0), level, why, feats)
+        )
+        base = base or by_rules == COPY
+    k = max(range(len(judged)), key=lambda i: judged[i][:3])
+    _, p, _, level, why, feats = judged[k]
+    out = facts(pairs[k], evidences[k], feats)
+    out["rules"] = COPY if base else SIMILAR
+    rule = invariant(evidences[k], exact, language)
+    if rule:
+        out["invariant"] = rule
+    return Verdict(level, why, p, out)
+
+
+def invariant(ev: Evidence, exact: bool, language: str) -> str:
+    """The invariant that decides a pair's level whatever the model says (empty: none)."""
+    if exact:
+        return "identical"
+    if type_variants(ev, language):
+        return "type variants"
+    return "verbatim" if verbatim(ev) else ""
+
+
+def facts(pair: Pair, ev: Evidence, feats: dict[str, float]) -> dict[str, Any]:
+    """The checkable evidence of a finding's best pair (``Finding.facts``)."""
+    out: dict[str, Any] = {
+        "pair": [pair.a, pair.b],
+        "code_lines": [ev.lines_a, ev.lines_b],
+        "identical": ev.identical,
+        "differing": dict(ev.kinds),
+    }
+    if ev.renamed:
+        out["renaming"] = [list(p) for p in ev.names]
+        if ev.edited:
+            out["edited"] = ev.edited
+    out["features"] = {k: round(v, 6) for k, v in feats.items()}
+    return out
