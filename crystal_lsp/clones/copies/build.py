@@ -34,7 +34,12 @@ from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
-from crystal_lsp.clones.copies.repeats import merge_repeats
+from crystal_lsp.clones.copies.repeats import (
+    kept_locations,
+    merge_repeats,
+    paired_locations,
+    trim_shown,
+)
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.copies.units import as_whole_units
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
@@ -47,6 +52,7 @@ if TYPE_CHECKING:
 
 NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
 SAME_COPY = "joined: same copy"
+SHOWN_PAIR = "members shown higher"
 """What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
 
 
@@ -96,16 +102,61 @@ def findings_of(
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
     seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
-    out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
+    sources = _Sources()
+    out_findings = [sources.of_class(work, classes[k], evidences[k]) for k in alone]
     for family in found:
-        out_findings.append(family_finding(work, family, read))
+        out_findings.append(sources.of_family(work, family, read))
         folded[IN_FAMILY] += family.classes - 1
     ranked, folded[SAME_COPY] = merge_repeats(sort_findings(out_findings))
     ranked, shown_again = without_repeats(sort_findings(ranked))
     folded[NESTED] += shown_again
+    ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
+    ranked = sort_findings(ranked)
     if focus is not None:
         ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
     return ranked, +folded
+
+
+class _Sources:
+    """Each finding and how to build it again with fewer members (:func:`.repeats.trim_shown`)."""
+
+    def __init__(self) -> None:
+        self.of: dict[int, tuple[Finding, int, Callable[[list[int]], Finding]]] = {}
+
+    def of_class(self, work: Workset, clone_class: CloneClass, evs: list[Evidence]) -> Finding:
+        """The class's finding; again: with the locations given (the representative, 0, first)."""
+
+        def some(order: list[int]) -> Finding:
+            members = [(clone_class.members[k - 1], evs[k - 1]) for k in order if k > 0]
+            fewer = CloneClass(clone_class.representative, [m for m, _ in members])
+            return class_finding(work, fewer, [ev for _, ev in members])
+
+        return self._add(class_finding(work, clone_class, evs), some)
+
+    def of_family(self, work: Workset, family: Family, read: Callable[..., Evidence]) -> Finding:
+        """The family's finding; again: with the locations given (in the finding's order)."""
+        rep = family.representative
+        order = [rep] + [k for k in range(len(family.members)) if k != rep]
+
+        def some(keep: list[int]) -> Finding:
+            at = {m: i for i, m in enumerate(sorted(order[i] for i in keep))}
+            pairs = [(at[x], at[y], p) for x, y, p in family.pairs if x in at and y in at]
+            members = [family.members[m] for m in sorted(at)]
+            return family_finding(work, Family(members, pairs, at[rep], family.classes), read)
+
+        return self._add(family_finding(work, family, read), some)
+
+    def _add(self, finding: Finding, again: Callable[[list[int]], Finding]) -> Finding:
+        self.of[id(finding)] = (finding, len(finding.locations), again)
+        return finding
+
+    def rebuild(self, finding: Finding, keep: list[int]) -> Finding | None:
+        """``finding`` with the locations ``keep`` (and those still paired), its evidence again."""
+        known = self.of.get(id(finding))
+        if known is None or known[0] is not finding or known[1] != len(finding.locations):
+            return kept_locations(finding, keep)  # joined by merge_repeats: as it is, trimmed
+        order = paired_locations(finding, keep)
+        return known[2](order) if len(order) >= 2 else None
 
 
 def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:

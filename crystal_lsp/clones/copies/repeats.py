@@ -6,14 +6,25 @@ come out as two classes of three sharing two members: the same pair reported twi
 N-way copy spread over several findings. A finding two of whose locations are two locations of
 a finding ranked higher (same level, both families or neither) is the same copy: its other
 locations and its pairs join that finding, which then lists every member once.
+
+A finding with members inside two different locations of a finding ranked higher (a method
+copied four times, two of its copies inside the two halves of a long copied window) reports that
+pair again: :func:`trim_shown` keeps one of those members (the representative first), so each
+pair of places is shown once, by the higher finding, and the lower one keeps its other members.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from crystal_lsp.clones.copies.spans import Spans
 from crystal_lsp.clones.findings import Finding, Location
+
+Rebuild = Callable[[Finding, list[int]], "Finding | None"]
+"""``(finding, indices of the locations it keeps) -> the finding of those members`` (None: none)."""
+WHOLE_FILE = "file"
+"""A whole copied file shows no copy inside it (see :func:`.build.without_repeats`)."""
 
 SAME = 0.5
 """Two locations of one file overlapping by this share of the longer are the same place (a whole
@@ -91,3 +102,82 @@ def _host(
         if not clash and len(mapping) >= 2:
             return host, mapping
     return -1, {}
+
+
+def trim_shown(findings: list[Finding], rebuild: Rebuild) -> tuple[list[Finding], int]:
+    """The ranked findings without members that repeat a pair shown higher, and how many went.
+
+    Two locations of a finding that overlap two different locations of one finding ranked
+    higher are a pair that finding already shows: the later of the two is left out (its pairs
+    with it), the representative always kept. A finding left with fewer than two locations is
+    left out whole. Returns the findings (a trimmed one rebuilt by ``rebuild``, its evidence
+    read on the pairs it keeps) and the number of members left out.
+    """
+    kept: list[Finding] = []
+    where: Spans[tuple[int, int]] = Spans()
+    dropped = 0
+    for finding in findings:
+        keep = _unshown(finding, kept, where)
+        if len(keep) < len(finding.locations):
+            rebuilt = rebuild(finding, keep) if len(keep) >= 2 else None
+            dropped += len(finding.locations) - (len(rebuilt.locations) if rebuilt else 0)
+            if rebuilt is None:
+                continue
+            finding = rebuilt
+        for k, loc in enumerate(finding.locations):
+            where.add(loc.path, loc.first_line, loc.last_line + 1, (len(kept), k))
+        kept.append(finding)
+    return kept, dropped
+
+
+def _unshown(finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]]) -> list[int]:
+    """The indices of ``finding``'s locations that repeat no pair of a kept finding."""
+    touched: list[dict[int, set[int]]] = []
+    for loc in finding.locations:
+        hosts: dict[int, set[int]] = {}
+        for host, j in where.near(loc.path, loc.first_line, loc.last_line + 1):
+            other = kept[host].locations[j]
+            if other.kind != WHOLE_FILE and _touch(loc, other):
+                hosts.setdefault(host, set()).add(j)
+        touched.append(hosts)
+    keep: list[int] = []
+    for k, hosts in enumerate(touched):
+        if not any(_clash(hosts, touched[i]) for i in keep):
+            keep.append(k)
+    return keep
+
+
+def _clash(x: dict[int, set[int]], y: dict[int, set[int]]) -> bool:
+    """Whether two locations overlap two different locations of one finding."""
+    for host in x.keys() & y.keys():
+        if len(x[host] | y[host]) > 1:
+            return True
+    return False
+
+
+def paired_locations(finding: Finding, keep: list[int]) -> list[int]:
+    """Of the locations ``keep``, those paired with another kept one ([]: not the representative).
+
+    Repeatedly: a location whose only partner was left out goes too.
+    """
+    chosen = set(keep)
+    while True:
+        paired = {i for p in finding.pairs if p.a in chosen and p.b in chosen for i in (p.a, p.b)}
+        if paired == chosen:
+            break
+        chosen = paired
+    return sorted(chosen) if finding.representative in chosen else []
+
+
+def kept_locations(finding: Finding, keep: list[int]) -> Finding | None:
+    """``finding`` with the locations ``keep`` and the pairs between them (None: no pair left)."""
+    order = paired_locations(finding, keep)
+    if len(order) < 2:
+        return None
+    at = {k: i for i, k in enumerate(order)}
+    return replace(
+        finding,
+        locations=[finding.locations[k] for k in order],
+        pairs=[replace(p, a=at[p.a], b=at[p.b]) for p in finding.pairs if p.a in at and p.b in at],
+        representative=at[finding.representative],
+    )
