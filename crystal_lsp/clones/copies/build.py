@@ -34,17 +34,26 @@ from crystal_lsp.clones.copies.families import Family, families, family_seeds
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN, level_of
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
-from crystal_lsp.clones.copies.repeats import (
+from crystal_lsp.clones.copies.repeats import (  # without_repeats: also imported from here
     kept_locations,
     merge_repeats,
     paired_locations,
     trim_shown,
+    without_repeats,
+    without_repeats_naive,  # noqa: F401
 )
-from crystal_lsp.clones.copies.spans import Spans
-from crystal_lsp.clones.copies.units import as_whole_units
+from crystal_lsp.clones.copies.units import as_whole_units, table_name
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
-from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
+from crystal_lsp.text.snippets import (
+    ANONYMOUS,
+    CALLBACK,
+    CLASS,
+    CONTAINERS,
+    DATA,
+    FUNCTION,
+    STATEMENTS,
+)
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.workset import Copies, Workset
@@ -157,57 +166,6 @@ class _Sources:
             return kept_locations(finding, keep)  # joined by merge_repeats: as it is, trimmed
         order = paired_locations(finding, keep)
         return known[2](order) if len(order) >= 2 else None
-
-
-def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
-    """The ranked findings without those a higher-ranked one already shows, and how many.
-
-    A finding whose every location lies within a location of one higher-ranked finding (two
-    functions of a window that the higher one pairs with another window) tells the reviewer
-    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
-    Only a finding with a location holding the first line of the first location can show it.
-    """
-    if any(
-        not f.locations or any(loc.first_line > loc.last_line for loc in f.locations)
-        for f in findings
-    ):
-        return without_repeats_naive(findings)
-    kept: list[Finding] = []
-    on_lines: Spans[Finding] = Spans()
-    for finding in findings:
-        first = finding.locations[0]
-        if any(
-            _repeats(finding, shown)
-            for shown in on_lines.near(first.path, first.first_line, first.first_line + 1)
-        ):
-            continue
-        kept.append(finding)
-        for loc in finding.locations:
-            on_lines.add(loc.path, loc.first_line, loc.last_line + 1, finding)
-    return kept, len(findings) - len(kept)
-
-
-def without_repeats_naive(findings: list[Finding]) -> tuple[list[Finding], int]:
-    """:func:`without_repeats` comparing each finding with every one kept before it."""
-    kept: list[Finding] = []
-    for finding in findings:
-        if any(_repeats(finding, shown) for shown in kept):
-            continue
-        kept.append(finding)
-    return kept, len(findings) - len(kept)
-
-
-def _repeats(finding: Finding, shown: Finding) -> bool:
-    """Whether ``shown``, ranked higher, already shows ``finding`` (:func:`without_repeats`)."""
-    if shown.level != finding.level and shown.level != COPY:
-        return False
-    return all(any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations)
-
-
-def _within(loc: Location, outer: Location) -> bool:
-    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
-    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
-    return loc.path == outer.path and outer.kind != FILE and inside
 
 
 def _without_repetitive(
@@ -323,7 +281,20 @@ def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Eviden
     )
     best = next((k for k in ranked if levels[k][0] == COPY), ranked[0])
     level, why = levels[best]
-    return Finding(work.similarity.language, locations, pairs, level=level, evidence=why)
+    return Finding(
+        work.similarity.language, locations, pairs, level=level, evidence=_marked(why, locations)
+    )
+
+
+DATA_TABLE = "a data table"
+"""The evidence of a finding with a location that is data (:mod:`crystal_lsp.text.tables`)."""
+
+
+def _marked(why: list[str], locations: Sequence[Location]) -> list[str]:
+    """The evidence, saying so when a location is data rather than code."""
+    if any(DATA in (loc.kind, loc.unit_kind) for loc in locations) and DATA_TABLE not in why:
+        return [*why, DATA_TABLE]
+    return why
 
 
 def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
@@ -359,7 +330,12 @@ def family_finding(
     ev = read(best) if read is not None else _evidence(work, best)
     _, why = level_of(ev, f"{FAMILY}: {len(locations)} members {where}")
     return Finding(
-        work.similarity.language, locations, pairs, level=SIMILAR, evidence=why, family=True
+        work.similarity.language,
+        locations,
+        pairs,
+        level=SIMILAR,
+        evidence=_marked(why, locations),
+        family=True,
     )
 
 
@@ -443,6 +419,10 @@ def location(work: Workset, region: Region) -> Location:
     entry = work.entry(work.ids[region.path])
     unit = entry.snippets[region.unit] if region.unit >= 0 else None
     place = (region.path, region.first_line, region.first_col, region.last_line, region.last_col)
+    if region.whole and unit is not None and unit.kind == STATEMENTS:
+        table = table_name(work, region)
+        if table is not None:  # a data table, named as one
+            return Location(*place, DATA, table, region.tokens, unit.sha, unit.norm_sha)
     if region.whole and unit is not None:
         name = unit.name
         definition = named_definition(entry.snippets, region.unit)
@@ -455,17 +435,10 @@ def location(work: Workset, region: Region) -> Location:
     if unit is None:
         return Location(*place, LINES, "", region.tokens, sha, norm)
     unit = entry.snippets[named_definition(entry.snippets, region.unit)]
+    table = table_name(work, region)
+    kind, name = (unit.kind, unit.name) if table is None else (DATA, table)
     return Location(
-        *place,
-        LINES,
-        "",
-        region.tokens,
-        sha,
-        norm,
-        unit.kind,
-        unit.name,
-        unit.first_line,
-        unit.last_line,
+        *place, LINES, "", region.tokens, sha, norm, kind, name, unit.first_line, unit.last_line
     )
 
 

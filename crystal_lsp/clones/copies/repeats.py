@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.copies.spans import Spans
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import COPY, Finding, Location
 
 Rebuild = Callable[[Finding, list[int]], "Finding | None"]
 """``(finding, indices of the locations it keeps) -> the finding of those members`` (None: none)."""
-WHOLE_FILE = "file"
-"""A whole copied file shows no copy inside it (see :func:`.build.without_repeats`)."""
 
 SAME = 0.5
 """Two locations of one file overlapping by this share of the longer are the same place (a whole
@@ -137,7 +136,8 @@ def _unshown(finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]
         hosts: dict[int, set[int]] = {}
         for host, j in where.near(loc.path, loc.first_line, loc.last_line + 1):
             other = kept[host].locations[j]
-            if other.kind != WHOLE_FILE and _touch(loc, other):
+            # a whole copied file shows no copy inside it (see without_repeats)
+            if other.kind != FILE and _touch(loc, other):
                 hosts.setdefault(host, set()).add(j)
         touched.append(hosts)
     keep: list[int] = []
@@ -181,3 +181,54 @@ def kept_locations(finding: Finding, keep: list[int]) -> Finding | None:
         pairs=[replace(p, a=at[p.a], b=at[p.b]) for p in finding.pairs if p.a in at and p.b in at],
         representative=at[finding.representative],
     )
+
+
+def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The ranked findings without those a higher-ranked one already shows, and how many.
+
+    A finding whose every location lies within a location of one higher-ranked finding (two
+    functions of a window that the higher one pairs with another window) tells the reviewer
+    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
+    Only a finding with a location holding the first line of the first location can show it.
+    """
+    if any(
+        not f.locations or any(loc.first_line > loc.last_line for loc in f.locations)
+        for f in findings
+    ):
+        return without_repeats_naive(findings)
+    kept: list[Finding] = []
+    on_lines: Spans[Finding] = Spans()
+    for finding in findings:
+        first = finding.locations[0]
+        if any(
+            _repeats(finding, shown)
+            for shown in on_lines.near(first.path, first.first_line, first.first_line + 1)
+        ):
+            continue
+        kept.append(finding)
+        for loc in finding.locations:
+            on_lines.add(loc.path, loc.first_line, loc.last_line + 1, finding)
+    return kept, len(findings) - len(kept)
+
+
+def without_repeats_naive(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """:func:`without_repeats` comparing each finding with every one kept before it."""
+    kept: list[Finding] = []
+    for finding in findings:
+        if any(_repeats(finding, shown) for shown in kept):
+            continue
+        kept.append(finding)
+    return kept, len(findings) - len(kept)
+
+
+def _repeats(finding: Finding, shown: Finding) -> bool:
+    """Whether ``shown``, ranked higher, already shows ``finding`` (:func:`without_repeats`)."""
+    if shown.level != finding.level and shown.level != COPY:
+        return False
+    return all(any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations)
+
+
+def _within(loc: Location, outer: Location) -> bool:
+    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
+    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
+    return loc.path == outer.path and outer.kind != FILE and inside
