@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 MEMORY_LIMIT = 20_000
 """Entries a finder keeps between full scans (focused searches only add): then it starts over.
 
