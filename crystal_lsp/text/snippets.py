@@ -225,6 +225,11 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             boundary[-1] = i
         elif text == ":" and parens[-1] == 0 and i and texts[i - 1] in _ACCESS:
             boundary[-1] = i  # C++'s `public:` belongs to no member's signature
+        elif len(text) > 1 and text[-1] == ";":  # PHP lexes `];` and `);` as one token
+            for char in text[:-1]:
+                parens[-1] = max(0, parens[-1] + (char in "([") - (char in ")]"))
+            if parens[-1] == 0:
+                boundary[-1] = i
     while stack:  # unclosed braces: the unit runs to the end of the file
         header_start, _, kind, name = stack.pop()
         containers.pop()
@@ -288,6 +293,10 @@ def _indented_units(
         if texts[name_index : name_index + 2] in (["self", "."], ("self", ".")):
             name_index += 2  # Ruby's `def self.build`
         name = texts[name_index] if name_index < len(texts) and cats[name_index] in "NAB" else ""
+        if not name and texts[name_index : name_index + 2] in (["<<", "self"], ("<<", "self")):
+            name = "self"  # Ruby's singleton class, `class << self`
+        if not name and kind == CLASS:
+            name = ANONYMOUS
         while open_units and open_units[-1][0] >= indent:
             open_units.pop()
         units.append((start, end, kind, name, len(open_units)))
