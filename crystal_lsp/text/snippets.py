@@ -221,15 +221,10 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             parens[-1] += 1
         elif text in (")", "]"):
             parens[-1] = max(0, parens[-1] - 1)
-        elif text == ";" and parens[-1] == 0:
+        elif text[-1] == ";" and _closed_by(text, parens) == 0:  # PHP's one-token `];`
             boundary[-1] = i
         elif text == ":" and parens[-1] == 0 and i and texts[i - 1] in _ACCESS:
             boundary[-1] = i  # C++'s `public:` belongs to no member's signature
-        elif len(text) > 1 and text[-1] == ";":  # PHP lexes `];` and `);` as one token
-            for char in text[:-1]:
-                parens[-1] = max(0, parens[-1] + (char in "([") - (char in ")]"))
-            if parens[-1] == 0:
-                boundary[-1] = i
     while stack:  # unclosed braces: the unit runs to the end of the file
         header_start, _, kind, name = stack.pop()
         containers.pop()
@@ -240,6 +235,16 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
         for u in units
         if u[2] in CONTAINERS or (u[4] == 0 and u[2] in (BLOCK, DATA))
     ]
+
+
+def _closed_by(text: str, parens: list[int]) -> int:
+    """The paren depth of the innermost brace level after a token ending in ``;`` (updated).
+
+    PHP lexes ``];`` and ``);`` as one token: its brackets close before the statement ends.
+    """
+    for char in text[:-1]:
+        parens[-1] = max(0, parens[-1] + (char in "([") - (char in ")]"))
+    return parens[-1]
 
 
 def _logical_lines(

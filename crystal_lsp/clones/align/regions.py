@@ -19,9 +19,9 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from crystal_lsp.clones.align.lines import HEADER_KINDS, entry_facts, line_table
+from crystal_lsp.clones.align.statements import out_of_signatures
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta, span_position
 from crystal_lsp.text.keywords import INDENT_LANGUAGES
-from crystal_lsp.text.snippets import FUNCTION
 
 WHOLE_UNIT = 0.9
 """A region holding this share of a unit's tokens (and little else) is that unit."""
@@ -104,7 +104,7 @@ def finish(
     header = header if header is not None else header_prefix(entry)
     units = facts.units_near(start, end)
     opener = ":" if entry.language in INDENT_LANGUAGES else "{"
-    start, end = _out_of_signatures(units, heavy.texts, opener, start, end)
+    start, end = out_of_signatures(units, heavy.texts, opener, start, end)
     unit = _whole_unit(entry, start, end, header)
     whole = unit >= 0
     if whole:
@@ -428,44 +428,6 @@ def _cut_slivers(
         if m.start < start < m.end < end and lines[m.end - 1] - lines[start] < SLIVER_LINES:
             start = bisect.bisect_right(lines, lines[m.end - 1])
     return (start, end) if start < end else (original_start, original_end)
-
-
-def _out_of_signatures(
-    units: list[SnippetMeta], texts: Sequence[str], opener: str, start: int, end: int
-) -> tuple[int, int]:
-    """The span with no edge inside a function's header (annotations, modifiers, signature).
-
-    A span that starts after a function began but before its body (on the parameters' second
-    line, after an annotation) starts with the function, signature whole; one that ends inside
-    a header ends before the function. ``opener``: what opens a body (``{``, or ``:``).
-    """
-    lo, hi = start, end
-    functions = [m for m in units if m.kind == FUNCTION]
-    for m in functions:
-        if m.start < lo < m.end and lo < _body_start(m, texts, opener):
-            lo = m.start
-    for m in functions:
-        if lo < m.start < hi < m.end and hi < _body_start(m, texts, opener):
-            hi = m.start
-    return (lo, hi) if lo < hi else (start, end)
-
-
-_HEADER_TOKENS = 512
-"""A function's header is searched for the opening of its body this far (else: none found)."""
-
-
-def _body_start(unit: SnippetMeta, texts: Sequence[str], opener: str) -> int:
-    """The first token of a function's body: after the first ``opener`` outside brackets."""
-    depth = 0
-    for j in range(unit.start, min(unit.end, unit.start + _HEADER_TOKENS)):
-        text = texts[j]
-        if depth == 0 and text == opener:
-            return j + 1
-        if text in ("(", "[") or (text == "{" and opener != "{"):
-            depth += 1
-        elif text in (")", "]") or (text == "}" and opener != "{"):
-            depth = max(0, depth - 1)
-    return -1
 
 
 def header_prefix(entry: Entry) -> list[int]:
