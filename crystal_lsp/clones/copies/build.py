@@ -119,8 +119,9 @@ def findings_of(
     ranked, folded[SAME_COPY] = merge_repeats(sort_findings(out_findings))
     ranked, shown_again = without_repeats(sort_findings(ranked))
     folded[NESTED] += shown_again
-    ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
-    ranked = sort_findings(ranked)
+    if focus is None:  # a focused search (a snippet, an editor's file) wants every copy of it
+        ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
+        ranked = sort_findings(ranked)
     if focus is not None:
         ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
     return ranked, +folded
