@@ -128,7 +128,8 @@ class CloneFinder:
         files = self.index.files
         for language in self._languages():
             if focus is not None and not any(
-                p in files and files[p].entry.language == language for p in focus
+                p in files and self.index.compared_as(files[p].entry.language) == language
+                for p in focus
             ):
                 continue
             out[language] = self._find_language(language, focus, progress)
@@ -160,6 +161,7 @@ class CloneFinder:
 
     def workset(self, language: str) -> Workset:
         """The files of a search of ``language``: those on disk and the index's overrides."""
+        language = self.index.compared_as(language)
         return Workset.of(self, self._state(language, None), language)
 
     def save_scores(self) -> int:
@@ -186,16 +188,21 @@ class CloneFinder:
         files = self.index.files
         if self._disk is None or self._disk[0] is not files:
             disk = {
-                s.entry.language for s in files.values() if s.entry.status == OK and not s.override
+                self.index.compared_as(s.entry.language)
+                for s in files.values()
+                if s.entry.status == OK and not s.override
             }
             self._disk = (files, disk)
         found = set(self._disk[1])
         found.update(
-            s.entry.language for s in files.values() if s.override and s.entry.status == OK
+            self.index.compared_as(s.entry.language)
+            for s in files.values()
+            if s.override and s.entry.status == OK
         )
         return sorted(found)
 
     def _state(self, language: str, progress: Progress | None) -> LanguageState:
+        language = self.index.compared_as(language)
         state = self._states.get(language)
         if state is not None and state.files is self.index.files and state.disk_ok:
             # the same disk files (see _languages): the S sets, which only they make, and
@@ -205,7 +212,9 @@ class CloneFinder:
         paths = [
             p
             for p, s in sorted(self.index.files.items())
-            if s.entry.language == language and s.entry.status in (OK, GENERATED) and not s.override
+            if self.index.compared_as(s.entry.language) == language
+            and s.entry.status in (OK, GENERATED)
+            and not s.override
         ]
         key = (sets.fingerprint, tuple((p, self.index.files[p].sha) for p in paths))
         state = self._states.get(language)

@@ -25,6 +25,13 @@ CALLBACK = " callback"
 """How a function literal passed to a call is named: ``Run callback``, ``describe callback``."""
 ANONYMOUS = "(anonymous)"
 """The name of a definition that has none (``namespace {``, ``go func() {``)."""
+_CONTROL = CONTROL_KEYWORDS | {"elseif", "elsif"}
+"""Control keywords of every language (PHP's ``elseif``)."""
+_NOT_NAMES = frozenset(
+    {"if", "elseif", "elif", "else", "for", "foreach", "while", "do", "switch", "catch"}
+    | {"use", "let", "var", "const", "val", "pub", "return", "throw", "unless", "until", "using"}
+)
+"""Words before a ``(`` that name no function: keywords of statements and declarations."""
 
 
 def _skip_annotations(texts: Sequence[str], cats: str, start: int, end: int) -> int:
@@ -48,6 +55,8 @@ def classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> tu
     if start >= end:
         return BLOCK, ""
     start = _skip_annotations(texts, cats, start, end)
+    if start + 1 < end and texts[start] == "pub" and texts[start + 1] == "(":
+        start = _skip_group(texts, start + 1, end, "(", ")")  # Rust's `pub(crate) fn`
     if start >= end:
         return BLOCK, ""
     header = range(start, end)
@@ -59,7 +68,7 @@ def classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> tu
         return IMPORTS, ""  # `import { a, b } from "x"`, `export { a }`
     if _anonymous_class(texts, start, end):
         return CLASS, _anonymous_class_name(texts, start, end)  # `new Runnable() {`
-    if first in CONTROL_KEYWORDS and first not in ("static", "new", "return", "throw"):
+    if first in _CONTROL and first not in ("static", "new", "return", "throw"):
         return "control", ""
     if last == "=>":
         for j in header:
@@ -83,13 +92,16 @@ def classify_header(texts: Sequence[str], cats: str, start: int, end: int) -> tu
             break  # a parameter named `fn` or `func` is no keyword
         if texts[j] in FUNCTION_KEYWORDS and cats[j] in "KN":
             name = _name_before_paren(texts, cats, j, end)
-            return FUNCTION, name or _assigned_name(texts, cats, start, j)
+            if name in _NOT_NAMES:  # PHP's `function ($e) use ($output) {`
+                name = ""
+            return FUNCTION, name or _assigned_name(texts, cats, start, j) or ANONYMOUS
     if last in ("=", ":", ",", "(", "[", "return", "?", "||", "&&") or first == "return":
         return DATA, ""
     if "(" in texts[start:end] and _no_assignment_before_paren(texts, cats, start, end):
-        return FUNCTION, _name_before_paren(texts, cats, start, end) or _callee_name(
-            texts, cats, start, end
-        )
+        name = _name_before_paren(texts, cats, start, end)
+        if name in _NOT_NAMES:
+            return BLOCK, ""  # `let (a, b) = match x {`, `} elseif (x) {`: no definition
+        return FUNCTION, name or _callee_name(texts, cats, start, end) or ANONYMOUS
     return BLOCK, ""
 
 
@@ -279,7 +291,7 @@ def _skip_generic(texts: Sequence[str], start: int, k: int) -> int:
 def _name_before_paren(texts: Sequence[str], cats: str, start: int, end: int) -> str:
     j = start
     while j < end:
-        if texts[j] == "(":
+        if texts[j] in ("(", "()"):  # PHP lexes an empty parameter list as one token
             k = j - 1
             while k >= start and cats[k] not in "NABK":
                 if texts[k] == ">":

@@ -221,7 +221,7 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
             parens[-1] += 1
         elif text in (")", "]"):
             parens[-1] = max(0, parens[-1] - 1)
-        elif text == ";" and parens[-1] == 0:
+        elif text[-1] == ";" and _closed_by(text, parens) == 0:  # PHP's one-token `];`
             boundary[-1] = i
         elif text == ":" and parens[-1] == 0 and i and texts[i - 1] in _ACCESS:
             boundary[-1] = i  # C++'s `public:` belongs to no member's signature
@@ -235,6 +235,16 @@ def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[
         for u in units
         if u[2] in CONTAINERS or (u[4] == 0 and u[2] in (BLOCK, DATA))
     ]
+
+
+def _closed_by(text: str, parens: list[int]) -> int:
+    """The paren depth of the innermost brace level after a token ending in ``;`` (updated).
+
+    PHP lexes ``];`` and ``);`` as one token: its brackets close before the statement ends.
+    """
+    for char in text[:-1]:
+        parens[-1] = max(0, parens[-1] + (char in "([") - (char in ")]"))
+    return parens[-1]
 
 
 def _logical_lines(
@@ -288,6 +298,10 @@ def _indented_units(
         if texts[name_index : name_index + 2] in (["self", "."], ("self", ".")):
             name_index += 2  # Ruby's `def self.build`
         name = texts[name_index] if name_index < len(texts) and cats[name_index] in "NAB" else ""
+        if not name and texts[name_index : name_index + 2] in (["<<", "self"], ("<<", "self")):
+            name = "self"  # Ruby's singleton class, `class << self`
+        if not name and kind == CLASS:
+            name = ANONYMOUS
         while open_units and open_units[-1][0] >= indent:
             open_units.pop()
         units.append((start, end, kind, name, len(open_units)))

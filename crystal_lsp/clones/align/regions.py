@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from crystal_lsp.clones.align.lines import HEADER_KINDS, entry_facts, line_table
+from crystal_lsp.clones.align.statements import out_of_signatures
 from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta, span_position
 from crystal_lsp.text.keywords import INDENT_LANGUAGES
 
@@ -100,7 +101,11 @@ def finish(
     start, end = _without_edge_noise(entry, heavy, start, end)
     facts = entry_facts(entry)
     start, end = _cut_slivers(facts.units_near(start, end), heavy.lines, start, end)
-    unit = _whole_unit(entry, start, end, header if header is not None else header_prefix(entry))
+    header = header if header is not None else header_prefix(entry)
+    units = facts.units_near(start, end)
+    opener = ":" if entry.language in INDENT_LANGUAGES else "{"
+    start, end = out_of_signatures(units, heavy.texts, opener, start, end)
+    unit = _whole_unit(entry, start, end, header)
     whole = unit >= 0
     if whole:
         start, end = entry.snippets[unit].start, entry.snippets[unit].end

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 REUSE_SHARE = 0.25
 """Beyond this share of changed files, everything is aligned afresh."""
-FORMAT = 2
+FORMAT = 3
 
 
 def memo_key(work: Workset) -> str:

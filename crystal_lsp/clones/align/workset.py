@@ -77,7 +77,10 @@ class Workset:
         disk = state.ids
         for path, file in sorted((p, s) for p, s in files.items() if s.override):
             entry = file.entry
-            if entry.language != language or entry.status not in (OK, GENERATED):
+            if finder.index.compared_as(entry.language) != language or entry.status not in (
+                OK,
+                GENERATED,
+            ):
                 continue
             extra[len(paths)] = FileSeeds.of(entry, state.trivial)
             paths.append(path)

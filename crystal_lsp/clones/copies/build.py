@@ -35,12 +35,26 @@ from crystal_lsp.clones.copies.judge import judge
 from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
-from crystal_lsp.clones.copies.repeats import merge_repeats
-from crystal_lsp.clones.copies.spans import Spans
-from crystal_lsp.clones.copies.units import as_whole_units
-from crystal_lsp.clones.findings import COPY, LINES, Finding, Location, Pair, sort_findings
+from crystal_lsp.clones.copies.repeats import (  # without_repeats: also imported from here
+    kept_locations,
+    merge_repeats,
+    paired_locations,
+    trim_shown,
+    without_repeats,
+    without_repeats_naive,  # noqa: F401
+)
+from crystal_lsp.clones.copies.units import as_whole_units, table_name
+from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
-from crystal_lsp.text.snippets import ANONYMOUS, CALLBACK, CLASS, CONTAINERS, FUNCTION
+from crystal_lsp.text.snippets import (
+    ANONYMOUS,
+    CALLBACK,
+    CLASS,
+    CONTAINERS,
+    DATA,
+    FUNCTION,
+    STATEMENTS,
+)
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.align.workset import Copies, Workset
@@ -48,6 +62,7 @@ if TYPE_CHECKING:
 
 NESTED, MERGED, IN_FAMILY, REPETITIVE = "nested", "merged windows", "in a family", "repetitive"
 SAME_COPY = "joined: same copy"
+SHOWN_PAIR = "members shown higher"
 """What :func:`findings_of` counts: pairs and classes folded into others on purpose."""
 
 
@@ -97,67 +112,62 @@ def findings_of(
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
     seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
-    out_findings = [class_finding(work, classes[k], evidences[k]) for k in alone]
+    sources = _Sources()
+    out_findings = [sources.of_class(work, classes[k], evidences[k]) for k in alone]
     for family in found:
-        out_findings.append(family_finding(work, family, read))
+        out_findings.append(sources.of_family(work, family, read))
         folded[IN_FAMILY] += family.classes - 1
     ranked, folded[SAME_COPY] = merge_repeats(sort_findings(out_findings))
     ranked, shown_again = without_repeats(sort_findings(ranked))
     folded[NESTED] += shown_again
+    if focus is None:  # a focused search (a snippet, an editor's file) wants every copy of it
+        ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
+        ranked = sort_findings(ranked)
     if focus is not None:
         ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
     return ranked, +folded
 
 
-def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
-    """The ranked findings without those a higher-ranked one already shows, and how many.
+class _Sources:
+    """Each finding and how to build it again with fewer members (:func:`.repeats.trim_shown`)."""
 
-    A finding whose every location lies within a location of one higher-ranked finding (two
-    functions of a window that the higher one pairs with another window) tells the reviewer
-    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
-    Only a finding with a location holding the first line of the first location can show it.
-    """
-    if any(
-        not f.locations or any(loc.first_line > loc.last_line for loc in f.locations)
-        for f in findings
-    ):
-        return without_repeats_naive(findings)
-    kept: list[Finding] = []
-    on_lines: Spans[Finding] = Spans()
-    for finding in findings:
-        first = finding.locations[0]
-        if any(
-            _repeats(finding, shown)
-            for shown in on_lines.near(first.path, first.first_line, first.first_line + 1)
-        ):
-            continue
-        kept.append(finding)
-        for loc in finding.locations:
-            on_lines.add(loc.path, loc.first_line, loc.last_line + 1, finding)
-    return kept, len(findings) - len(kept)
+    def __init__(self) -> None:
+        self.of: dict[int, tuple[Finding, int, Callable[[list[int]], Finding]]] = {}
 
+    def of_class(self, work: Workset, clone_class: CloneClass, evs: list[Evidence]) -> Finding:
+        """The class's finding; again: with the locations given (the representative, 0, first)."""
 
-def without_repeats_naive(findings: list[Finding]) -> tuple[list[Finding], int]:
-    """:func:`without_repeats` comparing each finding with every one kept before it."""
-    kept: list[Finding] = []
-    for finding in findings:
-        if any(_repeats(finding, shown) for shown in kept):
-            continue
-        kept.append(finding)
-    return kept, len(findings) - len(kept)
+        def some(order: list[int]) -> Finding:
+            members = [(clone_class.members[k - 1], evs[k - 1]) for k in order if k > 0]
+            fewer = CloneClass(clone_class.representative, [m for m, _ in members])
+            return class_finding(work, fewer, [ev for _, ev in members])
 
+        return self._add(class_finding(work, clone_class, evs), some)
 
-def _repeats(finding: Finding, shown: Finding) -> bool:
-    """Whether ``shown``, ranked higher, already shows ``finding`` (:func:`without_repeats`)."""
-    if shown.level != finding.level and shown.level != COPY:
-        return False
-    return all(any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations)
+    def of_family(self, work: Workset, family: Family, read: Callable[..., Evidence]) -> Finding:
+        """The family's finding; again: with the locations given (in the finding's order)."""
+        rep = family.representative
+        order = [rep] + [k for k in range(len(family.members)) if k != rep]
 
+        def some(keep: list[int]) -> Finding:
+            at = {m: i for i, m in enumerate(sorted(order[i] for i in keep))}
+            pairs = [(at[x], at[y], p) for x, y, p in family.pairs if x in at and y in at]
+            members = [family.members[m] for m in sorted(at)]
+            return family_finding(work, Family(members, pairs, at[rep], family.classes), read)
 
-def _within(loc: Location, outer: Location) -> bool:
-    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
-    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
-    return loc.path == outer.path and outer.kind != FILE and inside
+        return self._add(family_finding(work, family, read), some)
+
+    def _add(self, finding: Finding, again: Callable[[list[int]], Finding]) -> Finding:
+        self.of[id(finding)] = (finding, len(finding.locations), again)
+        return finding
+
+    def rebuild(self, finding: Finding, keep: list[int]) -> Finding | None:
+        """``finding`` with the locations ``keep`` (and those still paired), its evidence again."""
+        known = self.of.get(id(finding))
+        if known is None or known[0] is not finding or known[1] != len(finding.locations):
+            return kept_locations(finding, keep)  # joined by merge_repeats: as it is, trimmed
+        order = paired_locations(finding, keep)
+        return known[2](order) if len(order) >= 2 else None
 
 
 def _without_repetitive(
@@ -274,7 +284,7 @@ def class_finding(work: Workset, clone_class: CloneClass, evidences: list[Eviden
         locations,
         pairs,
         level=v.level,
-        evidence=v.evidence,
+        evidence=_marked(v.evidence, locations),
         probability=v.probability,
         facts=v.facts,
     )
@@ -285,6 +295,17 @@ def shown(a: Region, b: Region, pair: RegionPair) -> RegionPair:
     if (pair.a, pair.b) == (a, b):
         return pair
     return RegionPair(a, b, pair.similarity, pair.crystalbleu, pair.copied)
+
+
+DATA_TABLE = "a data table"
+"""The evidence of a finding with a location that is data (:mod:`crystal_lsp.text.tables`)."""
+
+
+def _marked(why: list[str], locations: Sequence[Location]) -> list[str]:
+    """The evidence, saying so when a location is data rather than code."""
+    if any(DATA in (loc.kind, loc.unit_kind) for loc in locations) and DATA_TABLE not in why:
+        return [*why, DATA_TABLE]
+    return why
 
 
 def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
@@ -325,7 +346,7 @@ def family_finding(
         locations,
         pairs,
         level=v.level,
-        evidence=v.evidence,
+        evidence=_marked(v.evidence, locations),
         family=True,
         probability=v.probability,
         facts=v.facts,
@@ -412,6 +433,10 @@ def location(work: Workset, region: Region) -> Location:
     entry = work.entry(work.ids[region.path])
     unit = entry.snippets[region.unit] if region.unit >= 0 else None
     place = (region.path, region.first_line, region.first_col, region.last_line, region.last_col)
+    if region.whole and unit is not None and unit.kind == STATEMENTS:
+        table = table_name(work, region)
+        if table is not None:  # a data table, named as one
+            return Location(*place, DATA, table, region.tokens, unit.sha, unit.norm_sha)
     if region.whole and unit is not None:
         name = unit.name
         definition = named_definition(entry.snippets, region.unit)
@@ -424,17 +449,10 @@ def location(work: Workset, region: Region) -> Location:
     if unit is None:
         return Location(*place, LINES, "", region.tokens, sha, norm)
     unit = entry.snippets[named_definition(entry.snippets, region.unit)]
+    table = table_name(work, region)
+    kind, name = (unit.kind, unit.name) if table is None else (DATA, table)
     return Location(
-        *place,
-        LINES,
-        "",
-        region.tokens,
-        sha,
-        norm,
-        unit.kind,
-        unit.name,
-        unit.first_line,
-        unit.last_line,
+        *place, LINES, "", region.tokens, sha, norm, kind, name, unit.first_line, unit.last_line
     )
 
 

@@ -6,14 +6,24 @@ come out as two classes of three sharing two members: the same pair reported twi
 N-way copy spread over several findings. A finding two of whose locations are two locations of
 a finding ranked higher (same level, both families or neither) is the same copy: its other
 locations and its pairs join that finding, which then lists every member once.
+
+A finding with members inside two different locations of a finding ranked higher (a method
+copied four times, two of its copies inside the two halves of a long copied window) reports that
+pair again: :func:`trim_shown` keeps one of those members (the representative first), so each
+pair of places is shown once, by the higher finding, and the lower one keeps its other members.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
+from crystal_lsp.clones.align.digests import FILE
 from crystal_lsp.clones.copies.spans import Spans
-from crystal_lsp.clones.findings import Finding, Location
+from crystal_lsp.clones.findings import COPY, Finding, Location
+
+Rebuild = Callable[[Finding, list[int]], "Finding | None"]
+"""``(finding, indices of the locations it keeps) -> the finding of those members`` (None: none)."""
 
 SAME = 0.5
 """Two locations of one file overlapping by this share of the longer are the same place (a whole
@@ -91,3 +101,134 @@ def _host(
         if not clash and len(mapping) >= 2:
             return host, mapping
     return -1, {}
+
+
+def trim_shown(findings: list[Finding], rebuild: Rebuild) -> tuple[list[Finding], int]:
+    """The ranked findings without members that repeat a pair shown higher, and how many went.
+
+    Two locations of a finding that overlap two different locations of one finding ranked
+    higher are a pair that finding already shows: the later of the two is left out (its pairs
+    with it), the representative always kept. A finding left with fewer than two locations is
+    left out whole. Returns the findings (a trimmed one rebuilt by ``rebuild``, its evidence
+    read on the pairs it keeps) and the number of members left out.
+    """
+    kept: list[Finding] = []
+    where: Spans[tuple[int, int]] = Spans()
+    dropped = 0
+    for finding in findings:
+        keep = _unshown(finding, kept, where)
+        if len(keep) < len(finding.locations):
+            rebuilt = rebuild(finding, keep) if len(keep) >= 2 else None
+            dropped += len(finding.locations) - (len(rebuilt.locations) if rebuilt else 0)
+            if rebuilt is None:
+                continue
+            finding = rebuilt
+        for k, loc in enumerate(finding.locations):
+            where.add(loc.path, loc.first_line, loc.last_line + 1, (len(kept), k))
+        kept.append(finding)
+    return kept, dropped
+
+
+def _unshown(finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]]) -> list[int]:
+    """The indices of ``finding``'s locations that repeat no pair of a kept finding."""
+    touched: list[dict[int, set[int]]] = []
+    for loc in finding.locations:
+        hosts: dict[int, set[int]] = {}
+        for host, j in where.near(loc.path, loc.first_line, loc.last_line + 1):
+            other = kept[host].locations[j]
+            # a whole copied file shows no copy inside it (see without_repeats)
+            if other.kind != FILE and _touch(loc, other):
+                hosts.setdefault(host, set()).add(j)
+        touched.append(hosts)
+    keep: list[int] = []
+    for k, hosts in enumerate(touched):
+        if not any(_clash(hosts, touched[i]) for i in keep):
+            keep.append(k)
+    return keep
+
+
+def _clash(x: dict[int, set[int]], y: dict[int, set[int]]) -> bool:
+    """Whether two locations overlap two different locations of one finding."""
+    for host in x.keys() & y.keys():
+        if len(x[host] | y[host]) > 1:
+            return True
+    return False
+
+
+def paired_locations(finding: Finding, keep: list[int]) -> list[int]:
+    """Of the locations ``keep``, those paired with another kept one ([]: not the representative).
+
+    Repeatedly: a location whose only partner was left out goes too.
+    """
+    chosen = set(keep)
+    while True:
+        paired = {i for p in finding.pairs if p.a in chosen and p.b in chosen for i in (p.a, p.b)}
+        if paired == chosen:
+            break
+        chosen = paired
+    return sorted(chosen) if finding.representative in chosen else []
+
+
+def kept_locations(finding: Finding, keep: list[int]) -> Finding | None:
+    """``finding`` with the locations ``keep`` and the pairs between them (None: no pair left)."""
+    order = paired_locations(finding, keep)
+    if len(order) < 2:
+        return None
+    at = {k: i for i, k in enumerate(order)}
+    return replace(
+        finding,
+        locations=[finding.locations[k] for k in order],
+        pairs=[replace(p, a=at[p.a], b=at[p.b]) for p in finding.pairs if p.a in at and p.b in at],
+        representative=at[finding.representative],
+    )
+
+
+def without_repeats(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """The ranked findings without those a higher-ranked one already shows, and how many.
+
+    A finding whose every location lies within a location of one higher-ranked finding (two
+    functions of a window that the higher one pairs with another window) tells the reviewer
+    nothing new. Similar structure never hides a copy, nor a whole copied file a copy inside it.
+    Only a finding with a location holding the first line of the first location can show it.
+    """
+    if any(
+        not f.locations or any(loc.first_line > loc.last_line for loc in f.locations)
+        for f in findings
+    ):
+        return without_repeats_naive(findings)
+    kept: list[Finding] = []
+    on_lines: Spans[Finding] = Spans()
+    for finding in findings:
+        first = finding.locations[0]
+        if any(
+            _repeats(finding, shown)
+            for shown in on_lines.near(first.path, first.first_line, first.first_line + 1)
+        ):
+            continue
+        kept.append(finding)
+        for loc in finding.locations:
+            on_lines.add(loc.path, loc.first_line, loc.last_line + 1, finding)
+    return kept, len(findings) - len(kept)
+
+
+def without_repeats_naive(findings: list[Finding]) -> tuple[list[Finding], int]:
+    """:func:`without_repeats` comparing each finding with every one kept before it."""
+    kept: list[Finding] = []
+    for finding in findings:
+        if any(_repeats(finding, shown) for shown in kept):
+            continue
+        kept.append(finding)
+    return kept, len(findings) - len(kept)
+
+
+def _repeats(finding: Finding, shown: Finding) -> bool:
+    """Whether ``shown``, ranked higher, already shows ``finding`` (:func:`without_repeats`)."""
+    if shown.level != finding.level and shown.level != COPY:
+        return False
+    return all(any(_within(loc, outer) for outer in shown.locations) for loc in finding.locations)
+
+
+def _within(loc: Location, outer: Location) -> bool:
+    """Whether ``loc`` lies within ``outer`` (a whole file copied hides no copy inside it)."""
+    inside = outer.first_line <= loc.first_line and loc.last_line <= outer.last_line
+    return loc.path == outer.path and outer.kind != FILE and inside

@@ -12,11 +12,17 @@ decided a copy, else the pair stays as it was.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, as_unit
+from crystal_lsp.clones.copies.reads import reads_of
 from crystal_lsp.text.entries import Entry
-from crystal_lsp.text.snippets import FUNCTION
+from crystal_lsp.text.snippets import FUNCTION, STATEMENTS
+from crystal_lsp.text.tables import assigned_name, depth_at, is_table
+
+if TYPE_CHECKING:
+    from crystal_lsp.clones.align.workset import Workset
 
 Decide = Callable[[Region, Region], "RegionPair | None"]
 """``(a, b) -> the pair of the two regions as they are`` if it is decided a copy, else None."""
@@ -62,3 +68,27 @@ def function_around(entry: Entry, header: list[int], region: Region) -> Region |
         return None
     whole = as_unit(entry, region, header)
     return whole if whole.whole else None
+
+
+def table_name(work: Workset, region: Region) -> str | None:
+    """The name of the data table a region of top-level statements is (None: it is code).
+
+    See :mod:`crystal_lsp.text.tables`; "" for a table assigned to no name. Kept by content
+    (an unsaved buffer's is not), so a rescan that reuses the findings loads no tokens.
+    """
+    entry = work.entry(work.ids[region.path])
+    if region.unit < 0 or entry.snippets[region.unit].kind != STATEMENTS:
+        return None
+    unit = entry.snippets[region.unit]
+    file = work.finder.index.files[region.path]
+    reads = None if file.override else reads_of(work)
+    key = f"table\0{file.sha}\0{unit.start}\0{unit.end}\0{region.start}\0{region.end}"
+    found = reads.get_digests(key) if reads is not None else None
+    if found is None:
+        heavy = work.side(work.ids[region.path]).heavy
+        opened = depth_at(heavy.texts, heavy.cats, unit.start, region.start)
+        table = is_table(heavy.texts, heavy.cats, region.start, region.end, opened)
+        found = ["1" if table else "", assigned_name(heavy.texts, heavy.cats, unit.start, unit.end)]
+        if reads is not None:
+            reads.put_digests(key, found)
+    return found[1] if found[0] else None

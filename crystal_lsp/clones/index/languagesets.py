@@ -43,6 +43,9 @@ class RepoIndex(Protocol):
     def heavy(self, path: str) -> Heavy:
         """The heavy part (token texts, categories, lines) of an indexed file."""
 
+    def compared_as(self, language: str) -> str:
+        """The language a file of ``language`` is compared in (C with C++ where both are)."""
+
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +129,7 @@ def is_current(index: RepoIndex, sets: LanguageSets, language: str) -> bool:
     current = {
         p: s
         for p, s in index.files.items()
-        if s.entry.language == language and s.entry.status == OK
+        if index.compared_as(s.entry.language) == language and s.entry.status == OK
     }
     changed = 0
     disk = has_disk_members(current.values())
@@ -153,7 +156,7 @@ def build_sets(index: RepoIndex, language: str, progress: Progress | None) -> La
     members = {
         p: s
         for p, s in sorted(index.files.items())
-        if s.entry.language == language and s.entry.status == OK
+        if index.compared_as(s.entry.language) == language and s.entry.status == OK
     }
     if has_disk_members(members.values()):
         members = {p: s for p, s in members.items() if not s.override}

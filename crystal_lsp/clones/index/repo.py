@@ -45,6 +45,7 @@ from crystal_lsp.text.parallel import default_jobs, worker_pool
 from crystal_lsp.text.sources import SkippedFile, read_source, source_from_bytes
 
 log = logging.getLogger(__name__)
+C_LANGUAGE, CPP_LANGUAGE = "c", "cpp"
 
 Progress = Callable[[str, int, int], None]
 _MIN_PARALLEL = 16
@@ -91,6 +92,7 @@ class RepoIndex:
         self._heavy: OrderedDict[str, Heavy] = OrderedDict()
         self._pending_heavy: dict[str, bytes] = {}  # encoded tokens of files built in this run
         self._sets: dict[str, LanguageSets] = {}
+        self._cfamily: tuple[dict[str, FileState], bool] | None = None
 
     # ----------------------------------------------------------------- files
     def _key(self, kind: str, sha: str) -> str:
@@ -370,6 +372,21 @@ class RepoIndex:
     def languages(self) -> list[str]:
         """Languages with at least one indexed file."""
         return sorted({s.entry.language for s in self.files.values() if s.entry.status == OK})
+
+    def compared_as(self, language: str) -> str:
+        """The language a file of ``language`` is compared in (its S sets, its findings).
+
+        The C family is one: where a repository has C++ files, its C files (``.c``, and headers
+        without C++, which lex as C) are compared with them -- a function in ``x.c`` and a copy
+        in ``y.cc`` or a C++ header is found. Every other language is compared with itself.
+        """
+        if language != C_LANGUAGE:
+            return language
+        files = self.files
+        if self._cfamily is None or self._cfamily[0] is not files:
+            cpp = any(s.entry.language == CPP_LANGUAGE for s in files.values())
+            self._cfamily = (files, cpp)
+        return CPP_LANGUAGE if self._cfamily[1] else language
 
     def sets(self, language: str, progress: Progress | None = None) -> LanguageSets:
         """The S sets of a language, rebuilt when missing, stale or drifted too far."""

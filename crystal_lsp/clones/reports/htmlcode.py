@@ -76,7 +76,9 @@ class SourceFiles:
         key = (path, language)
         if key not in self._heavy:
             try:
-                self._heavy[key] = lex_file(path, self.text(path), language)[1]
+                # the C family is compared as one language: each file lexes as the index lexes it
+                own = None if language in ("c", "cpp") else language
+                self._heavy[key] = lex_file(path, self.text(path), own)[1]
             except (CrystalError, ValueError):
                 self._heavy[key] = None
         return self._heavy[key]

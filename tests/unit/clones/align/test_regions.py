@@ -243,3 +243,49 @@ def test_region_geometry() -> None:
     assert inner.within(a) and not a.within(inner) and not elsewhere.within(a)
     assert a.overlap(inner) == 8 and a.overlap(elsewhere) == 0
     assert a.overlap_tokens(25, 40) == 5 and a.overlap_tokens(30, 40) == 0
+
+
+SIGNED = """class Table {
+    int size;
+
+    int first(int[] values, int from, int to) {
+        int total = 0;
+        for (int i = from; i < to; i++) {
+            total += values[i] * size;
+        }
+        return total;
+    }
+
+    @SuppressWarnings("unchecked")
+    public static <T> int mismatch(
+            T[] a, int aFromIndex, int aToIndex,
+            T[] b, int bFromIndex, int bToIndex) {
+        int length = Math.min(aToIndex - aFromIndex, bToIndex - bFromIndex);
+        for (int i = 0; i < length; i++) {
+            if (a[aFromIndex + i] != b[bFromIndex + i]) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
+"""
+
+
+def _line_token(heavy: Heavy, line: int) -> int:
+    """The first token on 1-based ``line``."""
+    return bisect.bisect_left(heavy.lines, line - 1)
+
+
+def test_no_range_starts_or_ends_inside_a_signature() -> None:
+    """A range starting on the parameters' second line (or after the annotation) starts with the
+    method; one ending inside a method's signature ends before the method."""
+    entry, heavy = lexed(SIGNED, "Table.java")
+    end = _line_token(heavy, 22)
+    for line in (13, 14, 15):  # after the annotation; in the parameters
+        region = finish("Table.java", entry, heavy, _line_token(heavy, line), end)
+        assert region.first_line == 12, line
+    into = finish("Table.java", entry, heavy, _line_token(heavy, 5), _line_token(heavy, 15))
+    assert into.last_line == 10
+    inside = finish("Table.java", entry, heavy, _line_token(heavy, 16), end)
+    assert inside.first_line == 16  # from the body's first statement: no signature to include

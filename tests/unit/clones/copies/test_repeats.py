@@ -1,8 +1,18 @@
-"""One copy, one finding: a finding repeating a pair of a higher-ranked one joins it."""
+"""One copy, one finding: a finding repeating a pair of a higher-ranked one joins it or is trimmed."""
 
 from __future__ import annotations
 
-from crystal_lsp.clones.copies.repeats import merge_repeats, same_place
+import pathlib
+
+from scan_samples import ORIGINAL, UNRELATED, filler, find_all, module, near_copy, renamed
+
+from crystal_lsp.clones.copies.repeats import (
+    _touch,
+    kept_locations,
+    merge_repeats,
+    same_place,
+    trim_shown,
+)
 from crystal_lsp.clones.findings import COPY, SIMILAR, Finding, Location, Pair
 
 
@@ -58,3 +68,61 @@ def test_same_place() -> None:
     # a whole function is not five lines of it: the finding of the function stays apart
     assert not same_place(loc("A", 407, 419), loc("A", 408, 412))
     assert not same_place(loc("A", 10, 40), loc("B", 10, 40))
+
+
+def test_members_inside_two_locations_of_a_higher_finding_are_trimmed() -> None:
+    """A four-way copy, two of its members inside the two windows of a higher finding."""
+    host = finding([loc("A.java", 100, 400), loc("A.java", 500, 800)])
+    four = finding(
+        [
+            loc("B.java", 1, 30),
+            loc("A.java", 200, 230),
+            loc("C.java", 1, 30),
+            loc("A.java", 600, 630),
+        ]
+    )
+    kept, dropped = trim_shown([host, four], kept_locations)
+    assert dropped == 1 and len(kept) == 2
+    assert [(x.path, x.first_line) for x in kept[1].locations] == [
+        ("B.java", 1),
+        ("A.java", 200),
+        ("C.java", 1),
+    ]
+    assert {(p.a, p.b) for p in kept[1].pairs} == {(0, 1), (0, 2)}
+
+
+def test_a_pair_shown_higher_goes_whole_and_a_whole_file_trims_nothing() -> None:
+    host = finding([loc("A.java", 100, 400), loc("A.java", 500, 800)])
+    inner = finding([loc("A.java", 350, 420), loc("A.java", 790, 850)])  # overlaps both
+    same_window = finding([loc("A.java", 120, 150), loc("A.java", 200, 230)])  # one location
+    kept, dropped = trim_shown([host, inner, same_window], kept_locations)
+    assert kept == [host, same_window] and dropped == 2
+    files = Finding(
+        "java",
+        [
+            Location("A.java", 1, 1, 900, 1, "file", "", 900, "", ""),
+            Location("B.java", 1, 1, 900, 1, "file", "", 900, "", ""),
+        ],
+        [Pair(0, 1, 1.0, 1.0, copied=900)],
+    )
+    inside = finding([loc("A.java", 10, 40), loc("B.java", 10, 40)])
+    assert trim_shown([files, inside], kept_locations) == ([files, inside], 0)
+
+
+def test_no_pair_of_places_in_two_findings(tmp_path: pathlib.Path) -> None:
+    """Two modules share a run of three functions; one of them is also copied into two more."""
+    files = {
+        "a.py": module(filler(2), UNRELATED[0], ORIGINAL, UNRELATED[1]),
+        "b.py": module(UNRELATED[2], UNRELATED[0], ORIGINAL, UNRELATED[1]),
+        "c.py": module(near_copy()),
+        "d.py": module(renamed()),
+    }
+    found = find_all(tmp_path / "repo", files)
+    window, function = found
+    assert {x.path for x in window.locations} == {"a.py", "b.py"}
+    # the function's copy in b.py lies in the window already paired with a.py's
+    assert sorted(x.path for x in function.locations) == ["a.py", "c.py", "d.py"]
+    for k, f in enumerate(found):
+        for g in found[:k]:
+            hit = [{j for j, y in enumerate(g.locations) if _touch(x, y)} for x in f.locations]
+            assert sum(1 for h in hit if h) <= 1

@@ -256,3 +256,77 @@ def test_lines_of_a_subtest_lie_in_the_test_function(tmp_path: pathlib.Path) -> 
     assert all(d.endswith(("of function TestOpen", "of function TestReopen")) for d in described), (
         described
     )
+
+
+# --- data tables ---------------------------------------------------------------------------------
+
+TABLE = """_combinations = [
+    {
+        connector: [
+            (fields.IntegerField, fields.IntegerField, fields.IntegerField),
+            (fields.FloatField, fields.FloatField, fields.FloatField),
+            (fields.DecimalField, fields.DecimalField, fields.DecimalField),
+            (fields.IntegerField, fields.FloatField, fields.FloatField),
+        ]
+        for connector in (
+            Combinable.ADD,
+            Combinable.SUB,
+            Combinable.MUL,
+            Combinable.DIV,
+        )
+    },
+    {
+        connector: [
+            (fields.IntegerField, fields.DecimalField, fields.DecimalField),
+            (fields.DecimalField, fields.IntegerField, fields.DecimalField),
+            (fields.IntegerField, fields.FloatField, fields.FloatField),
+            (fields.FloatField, fields.IntegerField, fields.FloatField),
+        ]
+        for connector in (
+            Combinable.ADD,
+            Combinable.SUB,
+            Combinable.MUL,
+            Combinable.MOD,
+        )
+    },
+]
+"""
+
+
+def test_a_data_table_is_named_as_data(tmp_path: pathlib.Path) -> None:
+    """Rows of a module-level table are "lines of data _combinations", marked in the evidence."""
+    findings = find_all(tmp_path / "repo", {"expressions.py": f"import fields\n\n\n{TABLE}"})
+    assert findings
+    for finding in findings:
+        described = [loc.describe() for loc in finding.locations]
+        assert all(d.endswith("of data _combinations") for d in described), described
+        assert "a data table" in finding.evidence
+
+
+def test_statements_with_calls_are_not_data() -> None:
+    from crystal_lsp.text.tables import assigned_name, is_table
+    from crystal_lsp.text.tokens import tokenize
+    from crystal_lsp.text.views import categories
+
+    def table(source: str) -> tuple[bool, str]:
+        tokens = tokenize(source, "python")
+        cats = categories(tokens.texts, tokens.types)
+        n = len(tokens.texts)
+        return is_table(tokens.texts, cats, 0, n), assigned_name(tokens.texts, cats, 0, n)
+
+    assert table(TABLE) == (True, "_combinations")
+    assert not table("setup(name='x', version='1', packages=find_packages(), zip_safe=False)\n")[0]
+    assert not table("for item in rows:\n    total += item.size, item.count, item.age\n")[0]
+
+
+def test_keyword_arguments_of_a_call_are_not_data() -> None:
+    from crystal_lsp.text.tables import depth_at, is_table
+    from crystal_lsp.text.tokens import tokenize
+    from crystal_lsp.text.views import categories
+
+    source = "syntax = Syntax(\n    code=code,\n    lexer=args.lexer,\n    theme=args.theme,\n)\n"
+    tokens = tokenize(source, "python")
+    cats = categories(tokens.texts, tokens.types)
+    inside = tokens.texts.index("code")
+    assert depth_at(tokens.texts, cats, 0, inside) == -1
+    assert not is_table(tokens.texts, cats, inside, len(tokens.texts) - 1, -1)
