@@ -222,6 +222,26 @@ class Bench:
         await self.wait(lambda: (uri, 1) in self.published)
         return self.published[(uri, 1)] - self.started
 
+    async def keystroke(
+        self, uri: str, version: int, line: int, column: int, insert: bool
+    ) -> float:
+        """Type ``x`` at (line, column) or delete it; wait for the diagnostics; when it was sent."""
+        start = types.Position(line=line, character=column)
+        end = types.Position(line=line, character=column + (0 if insert else 1))
+        sent = time.perf_counter()
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=start, end=end), text="x" if insert else ""
+                    )
+                ],
+            )
+        )
+        await self.wait(lambda: (uri, version) in self.published, 120)
+        return sent
+
     async def stop(self) -> None:
         try:
             await asyncio.wait_for(self.client.shutdown_async(None), 60)
@@ -242,20 +262,7 @@ async def edit_latencies(bench: Bench, uri: str, text: str, count: int, seed: in
         column = len(lines[line])
         for insert in (True, False):
             version += 1
-            start = types.Position(line=line, character=column)
-            end = types.Position(line=line, character=column + (0 if insert else 1))
-            sent = time.perf_counter()
-            bench.client.text_document_did_change(
-                types.DidChangeTextDocumentParams(
-                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                    content_changes=[
-                        types.TextDocumentContentChangePartial(
-                            range=types.Range(start=start, end=end), text="x" if insert else ""
-                        )
-                    ],
-                )
-            )
-            await bench.wait(lambda v=version: (uri, v) in bench.published, 120)
+            sent = await bench.keystroke(uri, version, line, column, insert)
             if n >= 2:  # the first edits inject the buffer and fill caches
                 out.append((bench.published[(uri, version)] - sent) * 1000 - DEBOUNCE_MS)
     return out
@@ -424,19 +431,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         column = len(lines[line])
         for insert in (True, False):
             version += 1
-            start = types.Position(line=line, character=column)
-            end = types.Position(line=line, character=column + (0 if insert else 1))
-            bench.client.text_document_did_change(
-                types.DidChangeTextDocumentParams(
-                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                    content_changes=[
-                        types.TextDocumentContentChangePartial(
-                            range=types.Range(start=start, end=end), text="x" if insert else ""
-                        )
-                    ],
-                )
-            )
-            await bench.wait(lambda v=version: (uri, v) in bench.published, 120)
+            await bench.keystroke(uri, version, line, column, insert)
             bench.published.pop((uri, version - 1), None)
             if version - 1 in (100, 2000):
                 at[version - 1] = bench.rss().get("server_mb", float("nan"))
