@@ -22,6 +22,7 @@ from typing import Any
 from lsprotocol import types
 
 from crystal_lsp.clones.align.digests import FILE
+from crystal_lsp.clones.copies.levels import DIFFERING
 from crystal_lsp.clones.findings import (
     COPY,
     LINES,
@@ -202,8 +203,11 @@ def message_of(flag: Flag) -> str:
         f"{max(pair.crystalbleu, 0.0):.2f}) of {display_path(what) + ' in ' if what else ''}"
         f"{other.label()}"
     )
-    if flag.finding.evidence:
-        message += ": " + "; ".join(flag.finding.evidence)
+    # the kinds of the differing lines are in the hover: a hover is 250 px high, and the
+    # message sits above its diff
+    evidence = [e for e in flag.finding.evidence if not e.startswith(DIFFERING)]
+    if evidence:
+        message += ": " + "; ".join(evidence)
     if flag.underline != flag.range:
         here = flag.here
         message += f" (this copy: lines {here.first_line}-{here.last_line})"

@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
+from crystal_lsp.clones.copies.levels import DIFFERING
 from crystal_lsp.clones.findings import Finding, Location, display_path
 from crystal_lsp.server.alignment import HOVER_ROWS, align, diff_excerpt, lines_of, pick
 from crystal_lsp.server.buffers import DocResult
@@ -101,6 +102,7 @@ def hover_markdown(folder: Folder, result: DocResult, flag: Flag, text: str) -> 
         f"- other copy: {_link(folder, other, _lines(other))} "
         f"{md_text(other.describe())} ({_why(finding, j)})",
         f"- {pair.copied} copied tokens{bleu}",
+        *[f"- {md_text(e)}" for e in finding.evidence if e.startswith(DIFFERING)],
         f"- clone class: {len(finding.locations)} copies, lowest similarity {finding.score:.3f}"
         f" (this copy is {_role(finding, flag.location)})",
         "",

@@ -72,10 +72,14 @@ def identity(ev: Evidence) -> str:
     return f"{ev.identical} of {lines} code lines identical"
 
 
+DIFFERING = "differing lines: "
+"""How the evidence phrase classifying the differing lines starts."""
+
+
 def differing(ev: Evidence) -> str:
     """``differing lines: 3 names, 1 structure`` (empty when none differ)."""
     parts = [f"{ev.count(k)} {k}" for k in KINDS if ev.count(k)]
-    return f"differing lines: {', '.join(parts)}" if parts else ""
+    return f"{DIFFERING}{', '.join(parts)}" if parts else ""
 
 
 def renaming(ev: Evidence) -> str:

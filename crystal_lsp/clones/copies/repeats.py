@@ -108,7 +108,8 @@ def trim_shown(findings: list[Finding], rebuild: Rebuild) -> tuple[list[Finding]
 
     Two locations of a finding that overlap two different locations of one finding ranked
     higher are a pair that finding already shows: the later of the two is left out (its pairs
-    with it), the representative always kept. A finding left with fewer than two locations is
+    with it), the representative always kept, and so is the closest partner of each member
+    that lies where no higher finding shows anything. A finding left with fewer than two locations is
     left out whole. Returns the findings (a trimmed one rebuilt by ``rebuild``, its evidence
     read on the pairs it keeps) and the number of members left out.
     """
@@ -140,11 +141,24 @@ def _unshown(finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]
             if other.kind != FILE and _touch(loc, other):
                 hosts.setdefault(host, set()).add(j)
         touched.append(hosts)
+    # a member where no higher finding shows anything keeps its closest partner, whatever it
+    # repeats: a paste of one of several per-type variants must stay paired with its original
+    protected = {_closest(finding, k) for k, hosts in enumerate(touched) if not hosts}
     keep: list[int] = []
     for k, hosts in enumerate(touched):
-        if not any(_clash(hosts, touched[i]) for i in keep):
+        if k in protected or not any(_clash(hosts, touched[i]) for i in keep):
             keep.append(k)
     return keep
+
+
+def _closest(finding: Finding, k: int) -> int:
+    """The member whose pair with member ``k`` copies the most (``k`` itself when unpaired)."""
+    strength = {
+        (p.b if p.a == k else p.a): p.copied * max(p.crystalbleu, 0.0) + p.similarity
+        for p in finding.pairs
+        if k in (p.a, p.b)
+    }
+    return max(strength, key=lambda m: (strength[m], -m), default=k)
 
 
 def _clash(x: dict[int, set[int]], y: dict[int, set[int]]) -> bool:

@@ -147,10 +147,10 @@ def test_hover_of_a_member_shows_the_representative_and_the_alignment(folder: Fo
     markdown, message = _hover(folder, "tool.py", MAIN)
     assert message.startswith("Near-duplicate (similarity 0.6")
     assert ") of function parse_config in config.py:1: " in message
-    assert message.endswith(
-        "1 of 26 code lines identical; differing lines: 13 names, 1 called names, 11 structure "
-        "(this copy: lines 4-29)"
-    )
+    assert message.endswith("1 of 26 code lines identical (this copy: lines 4-29)")
+    # the kinds of the differing lines: in the hover, below the diff, not above it
+    assert "differing lines" not in message
+    assert "- differing lines\\: 13 names\\, 1 called names\\, 11 structure\n" in markdown
     uri = (Path(folder.root or "") / "config.py").as_uri()
     first, second, third = markdown.split("\n", 3)[:3]
     assert first.startswith(
