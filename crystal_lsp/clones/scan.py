@@ -134,9 +134,9 @@ def run_scan(
         # without the cache, every file is re-hashed too: nothing cached is taken on trust
         snap = _snapshot(root, paths, config, store, overrides, index, verify=not use_cache)
         digest = inputs_digest(snap, config, focus_lines, with_ngrams)
-        result_key = f"result:{config.signature()}"
+        slot = result_key(config, overrides, focus_lines)
         if use_cache:
-            cached = _cached_result(store, result_key, digest, root, config)
+            cached = _cached_result(store, slot, digest, root, config)
             if cached is not None:
                 save_manifest(store, config, snap)
                 cached.timings = {"stat": snap.seconds, "total": time.perf_counter() - started}
@@ -150,7 +150,7 @@ def run_scan(
             _attach_ngrams(index, result.findings)
         result.timings["total"] = time.perf_counter() - started
         # written with use_cache=False too, so that a scan without the cache repairs a bad entry
-        store.set(result_key, {"digest": digest, "result": _to_cache(result)})
+        store.set(slot, {"digest": digest, "result": _to_cache(result)})
         return result
     finally:
         if own_store:
@@ -234,6 +234,19 @@ def inputs_digest(
     # ensure_ascii: paths decoded with surrogateescape stay encodable
     blob = json.dumps(doc, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+
+
+def result_key(
+    config: ScanConfig, overrides: Mapping[str, bytes] | None, focus: LineRanges | None
+) -> str:
+    """The cache slot of a scan's result: one for whole-tree scans, one for partial ones.
+
+    Two slots because the hook's scans of the staged and of the old contents (overrides, a
+    focus) would otherwise evict the whole-tree result every commit; the digest stored beside
+    each result still decides whether it is reused.
+    """
+    slot = "part" if overrides or focus is not None else "full"
+    return f"result:{config.signature()}:{slot}"
 
 
 def _cached_result(

@@ -21,7 +21,7 @@ import crystal_lsp.clones.scan as scan_module
 from crystal_lsp.cli.main import main
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.index import Snapshot
-from crystal_lsp.clones.scan import ScanResult, open_store, run_scan
+from crystal_lsp.clones.scan import ScanResult, open_store, result_key, run_scan
 from crystal_lsp.clones.settings import ScanConfig
 
 FILES = {
@@ -41,8 +41,8 @@ def scan(root: pathlib.Path, **kwargs: Any) -> ScanResult:
     return run_scan(str(root), list_files(str(root), config), config, jobs=1, **kwargs)
 
 
-def result_key() -> str:
-    return f"result:{ScanConfig().signature()}"
+def plain_key() -> str:
+    return result_key(ScanConfig(), None, None)
 
 
 def test_a_focus_on_nothing_does_not_answer_a_plain_scan(repo: pathlib.Path) -> None:
@@ -53,7 +53,7 @@ def test_a_focus_on_nothing_does_not_answer_a_plain_scan(repo: pathlib.Path) -> 
     # and the other way round: a plain scan's findings do not answer a focus on nothing
     assert scan(repo).cached
     again = scan(repo, focus_lines={})
-    assert not again.cached and again.findings == []
+    assert again.findings == []  # its own slot and digest: never the plain scan's findings
 
 
 def test_each_kind_of_focus_has_its_own_result(repo: pathlib.Path) -> None:
@@ -114,9 +114,9 @@ def test_no_cache_recomputes_and_repairs_a_bad_cached_result(repo: pathlib.Path)
     good = scan(repo)
     assert len(good.findings) == 1
     with open_store(str(repo)) as store:
-        doc = store.get(result_key())
+        doc = store.get(plain_key())
         doc["result"]["findings"] = []  # a poisoned result under the right digest
-        store.set(result_key(), doc)
+        store.set(plain_key(), doc)
     assert scan(repo).findings == []  # served from the cache, as any cached result is
     fresh = scan(repo, use_cache=False)
     assert not fresh.cached and len(fresh.findings) == 1
@@ -137,8 +137,8 @@ def test_malformed_cached_result_is_recomputed(repo: pathlib.Path, bad: Any) -> 
     scan(repo)
     with open_store(str(repo)) as store:
         if bad == "same-digest":
-            bad = {"digest": store.get(result_key())["digest"], "result": {"findings": [{}]}}
-        store.set(result_key(), bad)
+            bad = {"digest": store.get(plain_key())["digest"], "result": {"findings": [{}]}}
+        store.set(plain_key(), bad)
     result = scan(repo)
     assert not result.cached and len(result.findings) == 1
     assert scan(repo).cached
@@ -184,3 +184,15 @@ def test_cli_new_since_then_plain_scan_then_no_cache(
     assert len(uncached["findings"]) == 1 and not uncached["summary"]["cached"]
     after = cli_json(root, capsys)
     assert after["summary"]["cached"] and after["findings"] == plain["findings"]
+
+
+def test_a_partial_scan_keeps_the_whole_tree_result(repo: pathlib.Path) -> None:
+    """The hook's scans (staged contents as overrides, a focus) do not evict a plain scan's result."""
+    plain = scan(repo)
+    assert not plain.cached
+    staged = {"app/invoices.py": (repo / "app/invoices.py").read_bytes() + b"\n# staged\n"}
+    partial = scan(repo, overrides=staged, focus_lines={"app/invoices.py": [(1, 5)]})
+    assert not partial.cached
+    again = scan(repo)
+    assert again.cached and again.findings == plain.findings
+    assert scan(repo, overrides=staged, focus_lines={"app/invoices.py": [(1, 5)]}).cached

@@ -22,7 +22,7 @@ from scan_samples import (
 from crystal_lsp.clones.files import list_files
 from crystal_lsp.clones.findings import SCHEMA_VERSION
 from crystal_lsp.clones.index import RepoIndex
-from crystal_lsp.clones.scan import ScanResult, focus_of, open_store, run_scan
+from crystal_lsp.clones.scan import ScanResult, focus_of, open_store, result_key, run_scan
 from crystal_lsp.clones.settings import ScanConfig
 from crystal_lsp.clones.store import Store, repo_cache_dir
 
@@ -176,7 +176,7 @@ def test_with_ngrams(repo: pathlib.Path) -> None:
 def test_given_store_is_left_open(repo: pathlib.Path, tmp_path: pathlib.Path) -> None:
     with Store(str(tmp_path / "own")) as store:
         first = scan(repo, store=store)
-        assert store.get(f"result:{ScanConfig().signature()}") is not None
+        assert store.get(result_key(ScanConfig(), None, None)) is not None
         assert scan(repo, store=store).cached
     assert first.findings
     assert not (pathlib.Path(repo_cache_dir(str(repo))) / "cache.db").exists()
