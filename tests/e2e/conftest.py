@@ -9,7 +9,7 @@ waits only have generous time-outs. The harness itself is in ``lsp_harness.py``.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import pytest_asyncio
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lsp_harness import DUP_A, DUP_B, UNRELATED, Launcher
+from raw_client import RawServer
 
 E2E_DIRS = ("e2e", "real_clients")
 
@@ -52,3 +53,24 @@ async def launcher(tmp_path: Path) -> AsyncIterator[Launcher]:
 @pytest.fixture
 def dup_workspace(launcher: Launcher) -> Path:
     return launcher.workspace({"a.py": DUP_A, "b.py": DUP_B, "c.py": UNRELATED})
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A folder with one copy's original and unrelated code, for the raw-protocol tests."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text(DUP_A, encoding="utf-8")
+    (root / "c.py").write_text(UNRELATED, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def raw(workspace: Path, tmp_path: Path) -> Iterator[RawServer]:
+    """The real server over stdio, checked on close for anything on stdout that is not protocol."""
+    server = RawServer(tmp_path / "cache")
+    try:
+        yield server
+    finally:
+        server.close()
+        assert server.junk == [], "stdout carried something that is not protocol"

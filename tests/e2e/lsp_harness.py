@@ -18,6 +18,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from scan_samples import MERGE_INTERVALS
 
 WAIT = 60.0
 
@@ -31,22 +32,7 @@ PROFILES = {
 
 
 # ---------------------------------------------------------------------- code samples
-DUP_A = '''\
-def merge_intervals(intervals):
-    """Merge overlapping intervals."""
-    ordered = sorted(intervals, key=lambda pair: pair[0])
-    merged = []
-    for start, end in ordered:
-        if merged and start <= merged[-1][1]:
-            last_start, last_end = merged[-1]
-            merged[-1] = (last_start, max(last_end, end))
-        else:
-            merged.append((start, end))
-    total = 0
-    for start, end in merged:
-        total += end - start
-    return merged, total
-'''
+DUP_A = MERGE_INTERVALS
 
 DUP_B = '''\
 import os

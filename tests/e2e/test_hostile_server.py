@@ -12,34 +12,14 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_harness import DUP_A, DUP_B, UNRELATED
+from lsp_harness import DUP_A, DUP_B
 from raw_client import RawServer, assert_displayable
 
 INVALID_REQUEST = -32600
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text(DUP_A, encoding="utf-8")
-    (root / "c.py").write_text(UNRELATED, encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def raw(workspace: Path, tmp_path: Path) -> Iterator[RawServer]:
-    server = RawServer(tmp_path / "cache")
-    try:
-        yield server
-    finally:
-        server.close()
-        assert server.junk == [], "stdout carried something that is not protocol"
 
 
 def _score(raw: RawServer, reference: dict[str, Any]) -> dict[str, Any]:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from lsp_harness import DUP_A, DUP_B, UNRELATED
+from lsp_harness import DUP_A, DUP_B
 from raw_client import RawServer
 
 # a live command link with arguments of the repository's choosing, an image, raw HTML
@@ -23,25 +22,6 @@ HOSTILE = (
     "[click](command:crystal.compare?%5B%7B%22left%22%3A1%7D%5D) "
     "![x](https:e.test) <img src=x onerror=alert(1)>"
 )
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "a.py").write_text(DUP_A, encoding="utf-8")
-    (root / "c.py").write_text(UNRELATED, encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def raw(workspace: Path, tmp_path: Path) -> Iterator[RawServer]:
-    server = RawServer(tmp_path / "cache")
-    try:
-        yield server
-    finally:
-        server.close()
-        assert server.junk == [], "stdout carried something that is not protocol"
 
 
 def _open(raw: RawServer, path: Path, text: str, version: int = 1) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
+from scan_samples import MERGE_INTERVALS
 
 from crystal_lsp.server.buffers import DocResult
 from crystal_lsp.server.configuration import Configuration
@@ -179,22 +180,7 @@ class FakeCore:
         return [params for m, params in self.sent if m == method]
 
 
-CODE = '''\
-def merge_intervals(intervals):
-    """Merge overlapping intervals."""
-    ordered = sorted(intervals, key=lambda pair: pair[0])
-    merged = []
-    for start, end in ordered:
-        if merged and start <= merged[-1][1]:
-            last_start, last_end = merged[-1]
-            merged[-1] = (last_start, max(last_end, end))
-        else:
-            merged.append((start, end))
-    total = 0
-    for start, end in merged:
-        total += end - start
-    return merged, total
-'''
+CODE = MERGE_INTERVALS
 
 
 def project(root: Path, fake: FakeCore) -> Folder:

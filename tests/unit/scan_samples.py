@@ -39,6 +39,24 @@ ORIGINAL = '''def summarize_orders(orders, region, limit=10):
     return "\\n".join(report)
 '''
 
+# a small function the server, MCP and editor tests paste and rename
+MERGE_INTERVALS = '''\
+def merge_intervals(intervals):
+    """Merge overlapping intervals."""
+    ordered = sorted(intervals, key=lambda pair: pair[0])
+    merged = []
+    for start, end in ordered:
+        if merged and start <= merged[-1][1]:
+            last_start, last_end = merged[-1]
+            merged[-1] = (last_start, max(last_end, end))
+        else:
+            merged.append((start, end))
+    total = 0
+    for start, end in merged:
+        total += end - start
+    return merged, total
+'''
+
 RENAMES = {
     "summarize_orders": "tally_invoices",
     "orders": "invoices",

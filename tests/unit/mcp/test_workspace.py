@@ -7,26 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from scan_samples import MERGE_INTERVALS
 
 from crystal_lsp.mcp.present import advice, duplicates
 from crystal_lsp.mcp.workspace import SNIPPET_KEY, TOO_SHORT, ToolInputError, Workspace
 
-ORIGINAL = '''\
-def merge_intervals(intervals):
-    """Merge overlapping intervals."""
-    ordered = sorted(intervals, key=lambda pair: pair[0])
-    merged = []
-    for start, end in ordered:
-        if merged and start <= merged[-1][1]:
-            last_start, last_end = merged[-1]
-            merged[-1] = (last_start, max(last_end, end))
-        else:
-            merged.append((start, end))
-    total = 0
-    for start, end in merged:
-        total += end - start
-    return merged, total
-'''
+ORIGINAL = MERGE_INTERVALS
 NAMES = {"merge_intervals": "combine", "merged": "out", "start": "lo", "end": "hi"}
 RENAMED = re.sub(r"\b(\w+)\b", lambda m: NAMES.get(m.group(1), m.group(1)), ORIGINAL)
 
