@@ -16,24 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scan_samples import MERGE_INTERVALS
 
 HERE = Path(__file__).resolve().parent
 NVIM = shutil.which("nvim")
 IN_CI = os.environ.get("CI") == "true"
 
-ORIGINAL = '''\
-def merge_intervals(intervals):
-    """Merge overlapping intervals."""
-    ordered = sorted(intervals, key=lambda pair: pair[0])
-    merged = []
-    for start, end in ordered:
-        if merged and start <= merged[-1][1]:
-            last_start, last_end = merged[-1]
-            merged[-1] = (last_start, max(last_end, end))
-        else:
-            merged.append((start, end))
-    return merged
-'''
+ORIGINAL = MERGE_INTERVALS.split("    total = 0\n")[0] + "    return merged\n"
 
 PLANTED = '''\
 import sys
