@@ -30,6 +30,8 @@ SOURCE_SUFFIXES = {
     "cpp": (".h", ".hh", ".hpp", ".hxx", ".inl", ".c", ".cc", ".cpp", ".cxx"),
     "ruby": (".rb",),
     "php": (".php",),
+    "java": (".java",),
+    "csharp": (".cs",),
 }
 
 
@@ -40,7 +42,7 @@ class Project:
     name: str
     registry: str  # "pypi", "npm" or "debian"
     spec: str  # rich==13.9.4, moment@2.30.1, ruby-rack=2.2.22-0+deb12u2
-    keep: str  # folder inside the unpacked archive
+    keep: str  # folder inside the unpacked archive; may pass through a .zip in it (lib/src.zip/java.base)
     lang: str  # python, javascript, typescript
     note: str = ""
 
@@ -169,6 +171,33 @@ PROJECTS: dict[str, Project] = {
             "php",
             "held out: judged by two labelers before any tuning on it; PHP helpers, parallel commands",
         ),
+        Project(
+            "java_time",
+            "debian",
+            "openjdk-17-source=17.0.21.1+2-1~deb12u1",
+            "usr/lib/jvm/openjdk-17/lib/src.zip/java.base/java/time",
+            "java",
+            "held out: judged by two labelers before any tuning on it; JSR-310 date/time, "
+            "parallel temporal classes (not java/util, which planted Java used)",
+        ),
+        Project(
+            "pythonnet",
+            "pypi",
+            "pythonnet==3.0.5",
+            "pythonnet-3.0.5/src/runtime",
+            "csharp",
+            "held out: judged by two labelers before any tuning on it; the C# runtime of "
+            "Python.NET, per-type conversions and interop",
+        ),
+        Project(
+            "jdk_http",
+            "debian",
+            "openjdk-17-source=17.0.21.1+2-1~deb12u1",
+            "usr/lib/jvm/openjdk-17/lib/src.zip/java.net.http/jdk/internal/net/http",
+            "java",
+            "held out: judged by two labelers before any tuning on it; the JDK's HTTP/1.1 and "
+            "HTTP/2 client internals",
+        ),
     )
 }
 
@@ -220,6 +249,26 @@ def unpack(archive: Path, dest: Path) -> None:
         t.extractall(dest, filter="data")
 
 
+def locate(base: Path, keep: str) -> Path:
+    """The folder ``keep`` under base; a ``.zip`` file on its way is unpacked there.
+
+    Only the zip's members under the rest of the path are extracted (a JDK's ``lib/src.zip``
+    holds every module's sources), next to the zip as ``<name>.zip.x``.
+    """
+    parts = Path(keep).parts
+    here = base
+    for i, part in enumerate(parts):
+        here = here / part
+        if here.suffix == ".zip" and here.is_file():
+            rest = "/".join(parts[i + 1 :])
+            out = here.with_name(here.name + ".x")
+            with zipfile.ZipFile(here) as z:
+                members = [m for m in z.namelist() if not rest or m.startswith(rest + "/")]
+                z.extractall(out, members)
+            return locate(out, rest)
+    return here
+
+
 def git_commit(root: Path) -> None:
     ident = ["-c", "user.name=crystal-bench", "-c", "user.email=bench@localhost"]
     _run(["git", "init", "-q"], root)
@@ -238,7 +287,7 @@ def fetch(project: Project, cache: Path = DEFAULT_CACHE) -> Path:
         archive = download(project, Path(tmp) / "dl")
         digest = hashlib.sha256(archive.read_bytes()).hexdigest()
         unpack(archive, Path(tmp) / "x")
-        kept = Path(tmp) / "x" / project.keep
+        kept = locate(Path(tmp) / "x", project.keep)
         if not kept.is_dir():
             raise RuntimeError(f"{project.spec}: no folder {project.keep} in {archive.name}")
         root.parent.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,8 @@ JSCPD_FORMAT = {
     "cpp": "cpp",
     "ruby": "ruby",
     "php": "php",
+    "java": "java",
+    "csharp": "csharp",
 }
 # headers are C++ too: one format, so that a .h and a .cc are compared
 JSCPD_EXTRA = {"cpp": ["--formats-exts", "cpp:cpp,cc,cxx,c++,h,hh,hpp,hxx,inl"]}
@@ -50,6 +52,8 @@ PMD_LANGUAGE = {
     "rust": "rust",
     "ruby": "ruby",
     "php": "php",
+    "java": "java",
+    "csharp": "cs",
 }
 Command = Callable[[Path, str, Path], tuple[list[str], Path, Path | None]]
 
