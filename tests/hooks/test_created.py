@@ -145,6 +145,91 @@ def test_fixing_a_typo_in_a_name_inside_an_old_copy(
     _passes_everywhere(repo, capsys)
 
 
+# two old tests that share their set-up, before and after a sweep rewrites both alike
+# (isolated_filesystem -> tmp_path, with the same new assertions)
+FIXTURE_BEFORE = """\
+import os
+
+import click
+
+
+def test_write_file(runner):
+    @click.command()
+    @click.option("--file", type=click.File("w"))
+    def cli(file):
+        file.write("Hello")
+
+    with runner.isolated_filesystem():
+        result = runner.invoke(cli, ["--file=out.txt"])
+        assert result.exit_code == 0
+        with open("out.txt") as fh:
+            assert fh.read() == "Hello"
+
+
+def test_write_lazy_file(runner):
+    @click.command()
+    @click.option("--file", type=click.File("w", lazy=True))
+    def cli(file):
+        file.write("Hello")
+
+    with runner.isolated_filesystem():
+        os.mkdir("sub")
+        result = runner.invoke(cli, ["--file", os.path.join("sub", "out.txt")])
+        assert not result.exception
+        assert os.listdir("sub") == ["out.txt"]
+"""
+FIXTURE_AFTER = """\
+import os
+
+import click
+
+
+def test_write_file(runner, tmp_path):
+    @click.command()
+    @click.option("--file", type=click.File("w"))
+    def cli(file):
+        file.write("Hello")
+
+    target = tmp_path / "out.txt"
+    result = runner.invoke(cli, [f"--file={target}"])
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == "Hello"
+    assert target.stat().st_size == len("Hello")
+    assert not result.exception
+    assert result.output == ""
+    assert result.return_value is None
+
+
+def test_write_lazy_file(runner, tmp_path):
+    @click.command()
+    @click.option("--file", type=click.File("w", lazy=True))
+    def cli(file):
+        file.write("Hello")
+
+    target = tmp_path / "sub" / "out.txt"
+    target.parent.mkdir()
+    result = runner.invoke(cli, [f"--file={target}"])
+    assert result.exit_code == 0, result.output
+    assert os.listdir(target.parent) == ["out.txt"]
+    assert target.stat().st_size == len("Hello")
+    assert not result.exception
+    assert result.output == ""
+    assert result.return_value is None
+"""
+
+
+def test_two_old_tests_rewritten_alike_by_a_sweep(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sweep lifts the pair over the threshold; neither test copies the other's old code."""
+    repo.write("tests/test_files.py", FIXTURE_BEFORE)
+    repo.add("tests")
+    repo.commit("two tests")
+    repo.write("tests/test_files.py", FIXTURE_AFTER)
+    repo.add("tests")
+    _passes_everywhere(repo, capsys)
+
+
 # tests that check one stream after another: blocks alike within one test function
 STREAMS_HEAD = """\
 import sys
