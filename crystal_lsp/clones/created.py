@@ -384,7 +384,8 @@ def created_copies(
     """
     touching = [f for f in findings if any(loc.touches(added) for loc in f.locations)]
     before.map_moves(added, {loc.path for f in touching for loc in f.locations})
-    focus = before_focus(touching, added, before)
+    # a finding whose changed code only moved creates no copy: no need to look before
+    focus = before_focus([f for f in touching if not only_moved(f, added, before)], added, before)
     existing = _Existing(scan(focus) if focus else ())
     verdicts = [_judge(f, added, before, existing) for f in touching]
     kept = [v for v in verdicts if v.copies]
