@@ -31,7 +31,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.created import Before, Verdict, created_copies, scan_before
+from crystal_lsp.clones.created import (
+    Before,
+    Verdict,
+    created_copies,
+    only_moved,
+    read_file,
+    scan_before,
+)
 from crystal_lsp.clones.files import filter_paths, list_files
 from crystal_lsp.clones.findings import Finding, at_level, display_path
 from crystal_lsp.clones.git import Git, Spans, git_env, git_root
@@ -176,20 +183,22 @@ def _check_change(
         )
         _record(outcome, result, set(focus))
         findings = _apply_baseline(result.findings, request, outcome, config)
-        verdicts = _created(
+        verdicts, before = _created(
             root, git, change, config, store, request, corpus, overrides, focus, findings
         )
-        outcome.existing = len(findings) - len(verdicts)
+        kept = {id(v.finding) for v in verdicts}
+        moves = sum(
+            1
+            for f in findings
+            if before is not None and id(f) not in kept and only_moved(f, focus, before)
+        )
+        outcome.moves += moves
+        outcome.existing = len(findings) - len(verdicts) - moves
         moved: dict[Key, Piece] = {}
         if verdicts and index is not None:
-            from .moves import added_pieces, match_moves, removed_pieces
-
             if result.cached:
                 index.refresh(corpus, overrides)
-            old_index = _index(root, config, store, request)
-            removed = removed_pieces(old_index, old_contents(git, change), change.removed)
-            if removed:
-                moved = match_moves(index, added_pieces(index, focus), removed, change.renamed_from)
+            moved = _moved_pieces(root, git, change, config, store, request, index, focus, before)
     for verdict in verdicts:
         addition = addition_for(verdict.finding, focus, moved, verdict=verdict)
         if addition is None:
@@ -197,6 +206,31 @@ def _check_change(
         else:
             outcome.additions.append(addition)
     return outcome
+
+
+def _moved_pieces(
+    root: str,
+    git: Git,
+    change: Change,
+    config: ScanConfig,
+    store: Store,
+    request: Request,
+    index: RepoIndex,
+    focus: dict[str, Spans],
+    before: Before | None,
+) -> dict[Key, Piece]:
+    """Added snippets the change moved from removed ones (:mod:`.moves`)."""
+    from .moves import added_pieces, match_moves, removed_pieces
+
+    old_index = _index(root, config, store, request)
+    removed = removed_pieces(old_index, old_contents(git, change), change.removed)
+    # removed code the line-level move map already gave to added code moved there cannot
+    # explain a second place too
+    if before is not None:
+        removed = [r for r in removed if not before.claims(r.path, r.first_line, r.last_line)]
+    if not removed:
+        return {}
+    return match_moves(index, added_pieces(index, focus), removed, change.renamed_from)
 
 
 def _created(
@@ -210,11 +244,16 @@ def _created(
     overrides: dict[str, bytes],
     focus: dict[str, Spans],
     findings: list[Finding],
-) -> list[Verdict]:
+) -> tuple[list[Verdict], Before | None]:
     """The findings with a copy the change creates (:mod:`crystal_lsp.clones.created`)."""
     if not findings or change.diff is None:
-        return []
-    before = Before.of(git, change.diff)
+        return [], None
+    # the new state: staged blobs where the work tree differs, the work tree elsewhere
+    before = Before.of(
+        git,
+        change.diff,
+        read=lambda path: overrides[path] if path in overrides else read_file(root, path),
+    )
 
     def run(
         paths: list[str], old: dict[str, bytes], old_focus: Mapping[str, Spans]
@@ -234,7 +273,7 @@ def _created(
         return scan_before(before, corpus, old_focus, run, lambda p: filter_paths(p, config))
 
     verdicts, _ = created_copies(findings, focus, before, scan)
-    return verdicts
+    return verdicts, before
 
 
 def _check_files(

@@ -15,7 +15,13 @@ only when it is a copy *after* the change and was not one *before* it:
    location overlapping the changed location's old range and another overlapping the other
    location's old range. Such a pair is not new, unless the change made the changed side
    substantially larger: at least :data:`GROWTH` times the tokens of its old counterpart and
-   :data:`GROWTH_TOKENS` more (:func:`grew`).
+   :data:`GROWTH_TOKENS` more, made of lines the change adds (:func:`grew`);
+4. two places that both existed and were both edited, the lines added to one matching the lines
+   added to the other more than the other's old lines, were edited alike, not copied
+   (:func:`parallel_edit`);
+5. code the change moves (:mod:`crystal_lsp.clones.moved_lines`: added lines equal to lines it
+   removes) maps onto its old place instead of counting as added: it is never the copy, two
+   moved sides are an old pair, and the before-scan looks where it was.
 
 Of a new pair, the *copy* is the side with the larger share of added lines (wholly added code
 over code that existed and was edited); the other side is the original. Two wholly added
@@ -25,13 +31,15 @@ sides: the later location is the copy. A finding is reported when it keeps a cop
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crystal_lsp.clones.findings import Finding, Location
 from crystal_lsp.clones.git import WHOLE_FILE, Diff, Git, Hunk, Spans, list_paths, since
+from crystal_lsp.clones.moved_lines import Numbered, Origin, move_map, moved_range, numbered
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.scan import ScanResult
@@ -40,9 +48,18 @@ if TYPE_CHECKING:
 GROWTH = 1.5
 """An existing copy whose changed side grew to this many times its old tokens is new again..."""
 GROWTH_TOKENS = 40
-"""... when it also gained at least this many tokens (about five lines of code)."""
+"""... when it also gained at least this many tokens (about five lines of code)..."""
+GROWTH_ADDED = 0.5
+"""... and the change added at least this share of the lines it grew by: a two-line edit that
+lets the finder stretch an old copy's range over a whole template did not make it larger."""
+MOSTLY_ADDED = 0.5
+"""Share of a location's non-trivial lines the change adds from which it may have moved."""
+Reader = Callable[[str], "bytes | None"]
+"""The new content of a path of the change (None: unreadable)."""
 EXISTING = "copy existing before the change"
-"""The reason findings left out by this rule are counted under (``ScanResult.filtered``)."""
+"""The reason findings left out by this rule are counted under (``ScanResult.filtered``)..."""
+MOVED = "code moved by the change"
+"""... and the reason for those whose changed code the change only moved."""
 
 OldRange = tuple[str, int, int]
 """``(old path, first line, last line)``."""
@@ -89,11 +106,27 @@ class Before:
     """Old path -> blob id of every changed or deleted file's old version."""
     created: set[str] = field(default_factory=set)
     """New paths without an old side (added, copied, untracked)."""
+    removed: dict[str, Spans] = field(default_factory=dict)
+    """Old path -> the lines the change removes from it."""
+    read: Reader | None = None
+    """The new contents, for moved code (None: moves are not looked for)."""
+    moves: dict[str, dict[int, Origin]] = field(default_factory=dict)
+    """New path -> added line -> where it moved from (:meth:`map_moves`)."""
+    added: Mapping[str, Spans] = field(default_factory=dict)
+    _lines: dict[str, list[str]] = field(default_factory=dict)
+    _claimed: dict[str, set[int]] | None = None
+    _removed: dict[str, list[int]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, git: Git, diff: Diff, untracked: Sequence[str] = ()) -> Before:
-        """The old side of ``diff`` (``git diff`` with ``-M``), plus untracked new files."""
-        out = cls(git, hunks=dict(diff.patch.hunks), created=set(untracked))
+    def of(
+        cls, git: Git, diff: Diff, untracked: Sequence[str] = (), read: Reader | None = None
+    ) -> Before:
+        """The old side of ``diff`` (``git diff`` with ``-M``), plus untracked new files.
+
+        ``read``: the new content of a path, to follow code the change moves.
+        """
+        out = cls(git, hunks=dict(diff.patch.hunks), created=set(untracked), read=read)
+        out.removed = dict(diff.patch.removed)
         for entry in diff.entries:
             if entry.status == "U":
                 continue
@@ -107,8 +140,64 @@ class Before:
                 out.created.add(entry.new_path)
         return out
 
+    def lines(self, path: str) -> list[str]:
+        """The new content of ``path`` as lines (empty when it cannot be read)."""
+        if path not in self._lines:
+            data = self.read(path) if self.read is not None else None
+            self._lines[path] = (data or b"").decode("utf-8", "replace").splitlines()
+        return self._lines[path]
+
+    def numbered(self, loc: Location, added: bool | None = None) -> Numbered:
+        """A location's non-trivial lines: all, only the added ones, or only the others."""
+        spans = [(loc.first_line, loc.last_line)]
+        out = numbered(self.lines(loc.path), spans)
+        if added is None:
+            return out
+        mine = self.added.get(loc.path, ())
+        return [(n, t) for n, t in out if any(lo <= n <= hi for lo, hi in mine) == added]
+
+    def map_moves(self, added: Mapping[str, Spans], paths: Iterable[str]) -> None:
+        """Follow the added lines of ``paths`` to the removed lines they moved from."""
+        self.added = added
+        wanted = sorted({p for p in paths if p in added})
+        if self.read is None or not wanted or not self.removed:
+            return
+        olds = {p: self.old_blobs[p] for p in self.removed if p in self.old_blobs}
+        blobs = self.git.blobs(olds.values())
+        removed = {
+            p: numbered(blobs[sha].decode("utf-8", "replace").splitlines(), self.removed[p])
+            for p, sha in olds.items()
+        }
+        new = {p: numbered(self.lines(p), added[p]) for p in wanted}
+        self._removed = {p: [n for n, _ in lines] for p, lines in removed.items()}
+        self.moves = move_map(new, removed, self.old_path)
+
+    def claims(self, old_path: str, first: int, last: int) -> bool:
+        """Whether most of old lines ``first..last`` moved to added lines (:meth:`map_moves`)."""
+        if self._claimed is None:
+            self._claimed = defaultdict(set)
+            for origins in self.moves.values():
+                for path, line in origins.values():
+                    self._claimed[path].add(line)
+        mine = self._claimed.get(old_path, set())
+        lines = [n for n in self._removed.get(old_path, ()) if first <= n <= last]
+        return 2 * sum(1 for n in lines if n in mine) > len(lines)
+
+    def moved_from(self, loc: Location) -> OldRange | None:
+        """Where a mostly added location moved from (None: it did not move, or not mostly)."""
+        origins = self.moves.get(loc.path)
+        if not origins:
+            return None
+        mine = self.numbered(loc, added=True)
+        if len(mine) < MOSTLY_ADDED * len(self.numbered(loc)):
+            return None
+        return moved_range(mine, origins)
+
     def old_range(self, loc: Location) -> OldRange | None:
         """Where a location's lines were before the change (None: they did not exist)."""
+        moved = self.moved_from(loc)
+        if moved is not None:
+            return moved
         if loc.path in self.created:
             return None
         old = self.old_path.get(loc.path, loc.path)
@@ -128,7 +217,16 @@ def change_since(root: str, ref: str, untracked: bool = True) -> tuple[dict[str,
     others = list_paths(git, "--others", "--exclude-standard") if untracked else []
     for name in others:
         added[name] = [(1, WHOLE_FILE)]
-    return added, Before.of(git, diff, others)
+    return added, Before.of(git, diff, others, read=lambda path: read_file(root, path))
+
+
+def read_file(root: str, path: str) -> bytes | None:
+    """A file of the work tree (None when it cannot be read)."""
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -179,9 +277,18 @@ def scan_before(
     return list(run(sorted(set(corpus)), overrides, focus))
 
 
-def grew(after: Location, old: Location) -> bool:
-    """Whether the change made a copy substantially larger (see the module docstring)."""
-    return after.tokens >= GROWTH * old.tokens and after.tokens - old.tokens >= GROWTH_TOKENS
+def grew(after: Location, old: Location, added_lines: int | None = None) -> bool:
+    """Whether the change made a copy substantially larger (see the module docstring).
+
+    ``added_lines``: how many of ``after``'s lines the change adds; the growth must be made
+    of them (:data:`GROWTH_ADDED`), not of old code the finder now reaches.
+    """
+    if after.tokens < GROWTH * old.tokens or after.tokens - old.tokens < GROWTH_TOKENS:
+        return False
+    if added_lines is None:
+        return True
+    growth = (after.last_line - after.first_line) - (old.last_line - old.first_line)
+    return added_lines >= GROWTH_ADDED * growth
 
 
 def _overlaps(loc: Location, where: OldRange) -> bool:
@@ -197,22 +304,45 @@ class _Existing:
             for i, loc in enumerate(finding.locations):
                 self.by_path[loc.path].append((finding, i))
 
-    def pair(self, after: Location, mine: OldRange, theirs: OldRange) -> bool:
+    def pair(
+        self, after: Location, mine: OldRange, theirs: OldRange, added_lines: int | None = None
+    ) -> bool:
         """A before-finding pairs the two old ranges (and the changed side did not grow)."""
         for finding, i in self.by_path.get(mine[0], ()):
             old = finding.locations[i]
-            if not _overlaps(old, mine) or grew(after, old):
+            if not _overlaps(old, mine) or grew(after, old, added_lines):
                 continue
             if any(_overlaps(o, theirs) for j, o in enumerate(finding.locations) if j != i):
                 return True
         return False
 
 
+def parallel_edit(before: Before, copy: Location, original: Location) -> bool:
+    """Whether two places that both existed were edited alike rather than one copied.
+
+    A sweep that rewrites the same idiom in two old, parallel places (a fixture swapped for
+    another in two tests) can lift them over the threshold; the lines it adds to one then
+    match the lines it adds to the other, not the other's old code, which a copy would take.
+    Both sides must have existed in place (a created file has no old code to edit).
+    """
+    if copy.path in before.created or original.path in before.created:
+        return False
+    added = Counter(t for _, t in before.numbered(copy, added=True))
+    alike = sum((added & Counter(t for _, t in before.numbered(original, added=True))).values())
+    kept = sum((added & Counter(t for _, t in before.numbered(original, added=False))).values())
+    return alike > kept
+
+
 def _judge(
     finding: Finding, added: Mapping[str, Spans], before: Before, existing: _Existing
 ) -> Verdict:
     locs = finding.locations
-    share = [added_share(loc, added.get(loc.path)) if loc.touches(added) else 0.0 for loc in locs]
+    moved = [before.moved_from(loc) is not None for loc in locs]
+    # moved code existed before: it is never the copy, and two moved sides are an old pair
+    share = [
+        added_share(loc, added.get(loc.path)) if loc.touches(added) and not moved[k] else 0.0
+        for k, loc in enumerate(locs)
+    ]
     olds = [before.old_range(loc) for loc in locs]
     partners: dict[int, list[int]] = {}
     for i, loc in enumerate(locs):
@@ -222,12 +352,22 @@ def _judge(
             if j == i or (share[j], j) > (share[i], i):
                 continue  # j is the copy of that pair (or the pair is judged from j's side)
             mine, theirs = olds[i], olds[j]
-            if mine is not None and theirs is not None and existing.pair(loc, mine, theirs):
-                continue
+            if mine is not None and theirs is not None:
+                grown = round(share[i] * (loc.last_line - loc.first_line + 1))
+                if existing.pair(loc, mine, theirs, grown):
+                    continue
+                if share[j] > 0.0 and parallel_edit(before, loc, locs[j]):
+                    continue
             partners.setdefault(i, []).append(j)
     copies = sorted(partners, key=lambda i: (-share[i], i))
     originals = tuple(tuple(sorted(partners[i], key=lambda j: (share[j], j))) for i in copies)
     return Verdict(finding, tuple(copies), originals)
+
+
+def only_moved(finding: Finding, added: Mapping[str, Spans], before: Before) -> bool:
+    """Whether every changed location of a finding is code the change moved."""
+    changed = [loc for loc in finding.locations if loc.touches(added)]
+    return bool(changed) and all(before.moved_from(loc) is not None for loc in changed)
 
 
 def created_copies(
@@ -243,7 +383,9 @@ def created_copies(
     existed before.
     """
     touching = [f for f in findings if any(loc.touches(added) for loc in f.locations)]
-    focus = before_focus(touching, added, before)
+    before.map_moves(added, {loc.path for f in touching for loc in f.locations})
+    # a finding whose changed code only moved creates no copy: no need to look before
+    focus = before_focus([f for f in touching if not only_moved(f, added, before)], added, before)
     existing = _Existing(scan(focus) if focus else ())
     verdicts = [_judge(f, added, before, existing) for f in touching]
     kept = [v for v in verdicts if v.copies]
@@ -276,7 +418,13 @@ def keep_created(
         result.findings, added, before, lambda focus: scan_before(before, paths, focus, run, keep)
     )
     kept = {id(v.finding) for v in verdicts}
+    moved = sum(
+        1
+        for f in result.findings
+        if id(f) not in kept and f.locations and only_moved(f, added, before)
+    )
     result.findings = [f for f in result.findings if id(f) in kept]
-    if existing:
-        result.filtered[EXISTING] = result.filtered.get(EXISTING, 0) + existing
+    for reason, count in ((EXISTING, existing - moved), (MOVED, moved)):
+        if count:
+            result.filtered[reason] = result.filtered.get(reason, 0) + count
     return verdicts

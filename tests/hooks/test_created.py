@@ -145,6 +145,190 @@ def test_fixing_a_typo_in_a_name_inside_an_old_copy(
     _passes_everywhere(repo, capsys)
 
 
+# two old tests that share their set-up, before and after a sweep rewrites both alike
+# (isolated_filesystem -> tmp_path, with the same new assertions)
+FIXTURE_BEFORE = """\
+import os
+
+import click
+
+
+def test_write_file(runner):
+    @click.command()
+    @click.option("--file", type=click.File("w"))
+    def cli(file):
+        file.write("Hello")
+
+    with runner.isolated_filesystem():
+        result = runner.invoke(cli, ["--file=out.txt"])
+        assert result.exit_code == 0
+        with open("out.txt") as fh:
+            assert fh.read() == "Hello"
+
+
+def test_write_lazy_file(runner):
+    @click.command()
+    @click.option("--file", type=click.File("w", lazy=True))
+    def cli(file):
+        file.write("Hello")
+
+    with runner.isolated_filesystem():
+        os.mkdir("sub")
+        result = runner.invoke(cli, ["--file", os.path.join("sub", "out.txt")])
+        assert not result.exception
+        assert os.listdir("sub") == ["out.txt"]
+"""
+FIXTURE_AFTER = """\
+import os
+
+import click
+
+
+def test_write_file(runner, tmp_path):
+    @click.command()
+    @click.option("--file", type=click.File("w"))
+    def cli(file):
+        file.write("Hello")
+
+    target = tmp_path / "out.txt"
+    result = runner.invoke(cli, [f"--file={target}"])
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == "Hello"
+    assert target.stat().st_size == len("Hello")
+    assert not result.exception
+    assert result.output == ""
+    assert result.return_value is None
+
+
+def test_write_lazy_file(runner, tmp_path):
+    @click.command()
+    @click.option("--file", type=click.File("w", lazy=True))
+    def cli(file):
+        file.write("Hello")
+
+    target = tmp_path / "sub" / "out.txt"
+    target.parent.mkdir()
+    result = runner.invoke(cli, [f"--file={target}"])
+    assert result.exit_code == 0, result.output
+    assert os.listdir(target.parent) == ["out.txt"]
+    assert target.stat().st_size == len("Hello")
+    assert not result.exception
+    assert result.output == ""
+    assert result.return_value is None
+"""
+
+
+def test_two_old_tests_rewritten_alike_by_a_sweep(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sweep lifts the pair over the threshold; neither test copies the other's old code."""
+    repo.write("tests/test_files.py", FIXTURE_BEFORE)
+    repo.add("tests")
+    repo.commit("two tests")
+    repo.write("tests/test_files.py", FIXTURE_AFTER)
+    repo.add("tests")
+    _passes_everywhere(repo, capsys)
+
+
+# tests that check one stream after another: blocks alike within one test function
+STREAMS_HEAD = """\
+import sys
+from io import StringIO
+
+from app import report
+
+
+"""
+STAYING = """\
+def test_report_title_is_centred():
+    text = report.title("Totals", width=20)
+    assert text.startswith(" ")
+    assert text.strip() == "Totals"
+    assert len(text) == 20
+"""
+STREAMS = """\
+def test_messages_reach_the_right_stream(capfd, monkeypatch):
+    def type_in(text):
+        \"\"\"Pretend the user typed this.\"\"\"
+        monkeypatch.setattr(sys, "stdin", StringIO(text))
+
+    report.say("Saying to standard output")
+    out, err = capfd.readouterr()
+    assert out == "Saying to standard output\\n"
+    assert err == ""
+
+    report.say("Saying to standard error", err=True)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err == "Saying to standard error\\n"
+
+    type_in("answer\\n")
+    report.ask("Asking on stdin")
+    out, err = capfd.readouterr()
+    assert out == "Asking on stdin: "
+    assert err == ""
+
+    type_in("answer\\n")
+    report.ask("Asking on stderr", err=True)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err == "Asking on stderr: "
+
+    monkeypatch.setattr(report, "isatty", lambda stream: True)
+    monkeypatch.setattr(report, "getchar", lambda: " ")
+
+    report.wait("Waiting on stdout")
+    out, err = capfd.readouterr()
+    assert out == "Waiting on stdout\\n"
+    assert err == ""
+
+    report.wait("Waiting on stderr", err=True)
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err == "Waiting on stderr\\n"
+"""
+
+
+def _streams_moved_out(repo: Repo) -> None:
+    """An old test module with alike blocks inside one test, which a commit moves out."""
+    repo.write("tests/test_report.py", STREAMS_HEAD + STAYING + "\n\n" + STREAMS)
+    repo.add("tests")
+    repo.commit("tests of the report module")
+    repo.write("tests/test_report.py", STREAMS_HEAD + STAYING)
+    repo.write("tests/streams/test_messages.py", STREAMS_HEAD + STREAMS)
+    repo.add("tests")
+
+
+def test_alike_blocks_moved_together_into_a_new_file(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both sides of an old pair move (parts of one function: no whole unit to match)."""
+    _streams_moved_out(repo)
+    _passes_everywhere(repo, capsys)
+    _, _, err = repo.hook(*repo.staged())
+    assert "1 moved" in err
+    capsys.readouterr()
+    cli_main(["scan", str(repo.path), "--new-since", "HEAD", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"]["filtered"]["code moved by the change"] == 1
+
+
+def test_code_moved_and_copied_in_one_commit_leaves_one_copy(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The removed code explains one of the two places it now is, never both."""
+    _streams_moved_out(repo)
+    again = STREAMS.replace("test_messages_reach_the_right_stream", "test_streams_again")
+    repo.write("tests/other/test_again.py", STREAMS_HEAD + again)
+    repo.add("tests")
+    code, lines, _ = repo.hook(*repo.staged())
+    assert code == 1 and len(lines) == 1, lines
+    found = LINE.match(lines[0])
+    assert found and found["path"] == "tests/other/test_again.py", lines[0]
+    assert found["other"] == "tests/streams/test_messages.py"
+    assert len(_new_since(repo, capsys)) == 1
+
+
 # ----------------------------------------------------------------------------- still reported
 
 
