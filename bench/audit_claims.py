@@ -16,8 +16,8 @@ claim against the source text, independently of how crystal-lsp computed it:
   line (a paired line once);
 * **scores**: similarities and CrystalBLEU in range, ``score`` the lowest similarity,
   ``weight`` the best pair's copied tokens x raw CrystalBLEU, ``probability`` in [0, 1];
-* **unit names**: a unit's name occurs on its first lines (its signature), a range's unit
-  encloses it.
+* **unit names**: a unit's name occurs on its first lines after the comments above it (its
+  signature; a callback's name is the call's), a range's unit encloses it.
 
 Writes ``--out`` .json (every check of every finding) and .md (the failures).
 """
@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import sys
+import tempfile
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
@@ -40,15 +42,33 @@ IDENTITY = re.compile(r"^(?:all (\d+)|(\d+) of (\d+)) code lines identical$")
 SIGNATURE_LINES = 6
 """How many lines from a unit's start its name may take to appear (decorators, templates)."""
 TOLERANCE = 1e-3
+FACTS = ("identical lines", "renaming", "differing lines")
+"""The checks of the claims read off the best pair's facts."""
 
 
-def code(lines: list[str]) -> list[str]:
+INLINE_BLOCK = re.compile(r"(?<=\S)\s*/\*.*?\*/")
+"""A ``/* ... */`` comment after code on its line (comments are no tokens: lines compare without)."""
+HASH_COMMENTS = frozenset(
+    "python ruby php perl bash sh shell zsh r elixir coffeescript julia nim crystal yaml toml "
+    "make cmake powershell tcl".split()
+)
+"""Languages where ``#`` opens a comment (in C it opens a preprocessor line, in Rust and PHP
+``#[`` an attribute, in JavaScript ``#name`` a private field: code)."""
+
+
+def comment(text: str, language: str = "python") -> bool:
+    """Whether a stripped line is a comment line (``#`` only where the language says so)."""
+    if text.startswith(("//", "/*", "* ", "*/")) or text == "*":
+        return True
+    return text.startswith("#") and language in HASH_COMMENTS and not text.startswith("#[")
+
+
+def code(lines: list[str], language: str = "python") -> list[str]:
     """Lines with a letter or digit that are not comments: an upper bound of code lines."""
     out = []
     for line in lines:
-        text = line.split(" // ")[0].split("  # ")[0].strip()
-        comment = text.startswith(("#", "//", "/*", "* ", "*/")) or text == "*"
-        if any(c.isalnum() or c in "_'\"`" for c in text) and not comment:
+        text = INLINE_BLOCK.sub(" ", line).split(" // ")[0].split("  # ")[0].strip()
+        if any(c.isalnum() or c in "_'\"`" for c in text) and not comment(text, language):
             out.append(" ".join(text.split()))
     return out
 
@@ -63,9 +83,15 @@ def check(doc: dict[str, Any], root: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     facts = doc.get("facts") or {}
     locs = doc["locations"]
-    a, b = (locs[k] for k in facts.get("pair", [0, 1]))
+    pair = facts.get("pair", [0, 1])
+    named = ({**loc, "language": doc["language"]} for loc in locs)
+    units = "; ".join(filter(None, (_unit(root, loc) for loc in named)))
+    if max(pair) >= len(locs):
+        stale = f"facts of locations {pair}, the finding lists {len(locs)}"
+        return {**dict.fromkeys(FACTS, stale), "scores": _scores(doc), "unit names": units}
+    a, b = (locs[k] for k in pair)
     la, lb = text_of(root, a), text_of(root, b)
-    ca, cb = code(la), code(lb)
+    ca, cb = code(la, doc["language"]), code(lb, doc["language"])
     n_a, n_b = facts["code_lines"]
     ident = facts["identical"]
     shown = sum(m.size for m in SequenceMatcher(None, ca, cb, autojunk=False).get_matching_blocks())
@@ -86,7 +112,7 @@ def check(doc: dict[str, Any], root: Path) -> dict[str, str]:
     out["renaming"] = _renaming(doc, facts, "\n".join(la), "\n".join(lb))
     out["differing lines"] = _differing(doc, facts, n_a, n_b, ident)
     out["scores"] = _scores(doc)
-    out["unit names"] = "; ".join(filter(None, (_unit(root, loc) for loc in locs)))
+    out["unit names"] = units
     return out
 
 
@@ -102,8 +128,7 @@ def _renaming(doc: dict[str, Any], facts: dict[str, Any], text_a: str, text_b: s
     missing = [
         f"{x}->{y}"
         for x, y in pairs
-        if not re.search(rf"\b{re.escape(x.lstrip('.'))}\b", text_a)
-        or not re.search(rf"\b{re.escape(y.lstrip('.'))}\b", text_b)
+        if not re.search(word(x.lstrip(".")), text_a) or not re.search(word(y.lstrip(".")), text_b)
     ]
     return f"names not on their sides: {missing}" if missing else ""
 
@@ -150,11 +175,33 @@ def _unit(root: Path, loc: dict[str, Any]) -> str:
         return ""
     else:
         first, name = loc["start"]["line"], loc["name"]
-    head = "\n".join(lines[first - 1 : first - 1 + SIGNATURE_LINES])
-    word = name.split(".")[-1].split("::")[-1]
-    if not re.search(rf"\b{re.escape(word)}\b", head):
+    head = "\n".join(signature(lines[first - 1 :], loc.get("language", "python")))
+    own = name.split(" in ")[0].removesuffix(" callback").removeprefix("anonymous ")
+    if own[0] != "(" and not re.search(word(own.split(".")[-1].split("::")[-1]), head):
         return f"{loc['path']}:{first} does not name {name}"
     return ""
+
+
+def word(name: str) -> str:
+    """A pattern of ``name`` as a whole word (names may hold ``$`` or start with ``\\``)."""
+    return rf"(?<![\w$]){re.escape(name)}(?![\w$])"
+
+
+def signature(lines: list[str], language: str) -> list[str]:
+    """The first lines of a unit after its leading comments and blank lines (its docs).
+
+    A unit starts at the documentation above it (a Rust ``///`` block, a javadoc): its name is
+    on the :data:`SIGNATURE_LINES` lines that follow.
+    """
+    k, inside = 0, False
+    while k < len(lines):
+        text = lines[k].strip()
+        if inside or text.startswith("/*"):
+            inside = "*/" not in text[2:] if not inside else "*/" not in text
+        elif text and not comment(text, language):
+            break
+        k += 1
+    return lines[k : k + SIGNATURE_LINES]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=50)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--scans", type=Path, help="where fit_verdict.py keeps its scans")
+    ap.add_argument("--index-cache", type=Path, help="crystal-lsp's cache (default: a fresh one)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "audit_claims")
     a = ap.parse_args(argv)
     if a.findings:
@@ -173,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         import fit_verdict
 
         extra = ["--reuse", "--scans", str(a.scans)] if a.scans else []
-        doc = fit_verdict.scan(a.project, fit_verdict.parse_args(extra))
+        with tempfile.TemporaryDirectory() as index:
+            # a fresh index: the shared one may hold entries another checkout's code made
+            os.environ["CRYSTAL_LSP_CACHE_DIR"] = str(a.index_cache or index)
+            doc = fit_verdict.scan(a.project, fit_verdict.parse_args(extra))
     else:
         ap.error("--project or --findings")
     root = a.root or Path(doc.get("root", "."))
