@@ -46,8 +46,9 @@ FACTS = ("identical lines", "renaming", "differing lines")
 """The checks of the claims read off the best pair's facts."""
 
 
-INLINE_BLOCK = re.compile(r"(?<=\S)\s*/\*.*?\*/")
-"""A ``/* ... */`` comment after code on its line (comments are no tokens: lines compare without)."""
+INLINE_BLOCK = re.compile(r"\s*/\*.*?\*/")
+"""A ``/* ... */`` comment closed on its line, before or after code (comments are no tokens:
+lines compare without them; ``/** @type {number} */ (x)`` is code)."""
 HASH_COMMENTS = frozenset(
     "python ruby php perl bash sh shell zsh r elixir coffeescript julia nim crystal yaml toml "
     "make cmake powershell tcl".split()

@@ -46,6 +46,8 @@ def test_a_block_comment_after_code_is_no_part_of_the_line() -> None:
     assert a.code(["    return -1; /* end of file */", "/* alone */", " * middle"], "c") == [
         "return -1;"
     ]
+    cast = "\t\t/** @type {number} */ (graph.index(a)),"
+    assert a.code([cast], "javascript") == ["(graph.index(a)),"]
 
 
 def test_names_with_sigils_are_found_as_words() -> None:
