@@ -31,6 +31,7 @@ import random
 import re
 import sys
 import tempfile
+import time
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
@@ -214,17 +215,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--scans", type=Path, help="where fit_verdict.py keeps its scans")
     ap.add_argument("--index-cache", type=Path, help="crystal-lsp's cache (default: a fresh one)")
-    ap.add_argument("--out", type=Path, default=HERE / "results" / "audit_claims")
+    ap.add_argument("--out", type=Path, help="default: results/audit_claims[_PROJECT]")
     a = ap.parse_args(argv)
+    a.out = a.out or HERE / "results" / (
+        "audit_claims_" + a.project if a.project else "audit_claims"
+    )
     if a.findings:
         doc = json.loads(a.findings.read_text())
     elif a.project:
         import fit_verdict
 
-        extra = ["--reuse", "--scans", str(a.scans)] if a.scans else []
-        with tempfile.TemporaryDirectory() as index:
-            # a fresh index: the shared one may hold entries another checkout's code made
-            os.environ["CRYSTAL_LSP_CACHE_DIR"] = str(a.index_cache or index)
+        with tempfile.TemporaryDirectory() as fresh:
+            # a fresh index: the shared one may hold entries another checkout's code made;
+            # the scan saved apart from fit_verdict.py's (whose --reuse would take it)
+            os.environ["CRYSTAL_LSP_CACHE_DIR"] = str(a.index_cache or Path(fresh, "index"))
+            extra = ["--reuse", "--scans", str(a.scans)] if a.scans else ["--scans", fresh]
             doc = fit_verdict.scan(a.project, fit_verdict.parse_args(extra))
     else:
         ap.error("--project or --findings")
@@ -234,16 +239,24 @@ def main(argv: list[str] | None = None) -> int:
     rows = [{"id": f["id"], "evidence": f["evidence"], "checks": check(f, root)} for f in sample]
     names = sorted({k for r in rows for k in r["checks"]})
     true = {k: sum(not r["checks"][k] for r in rows) for k in names}
-    summary = {"project": a.project or str(a.findings), "sampled": len(rows), "true": true}
+    summary = {
+        "project": a.project or str(a.findings),
+        "command": "bench/audit_claims.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "findings": len(found),
+        "sampled": len(rows),
+        "true": true,
+    }
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.with_suffix(".json").write_text(json.dumps({**summary, "rows": rows}, indent=1) + "\n")
     md = [f"# Claims of {len(rows)} random findings of {summary['project']} (seed {a.seed})", ""]
+    md += [f"Run of {summary['date']}: `{summary['command']}`, {len(found)} findings (--all).", ""]
     md += [f"* {k}: {true[k]}/{len(rows)} true" for k in names]
     md += [""] + [
         f"* `{r['id']}` {k}: {why}" for r in rows for k, why in r["checks"].items() if why
     ]
     a.out.with_suffix(".md").write_text("\n".join(md) + "\n")
-    print("\n".join(md[:12]))
+    print("\n".join(md[:14]))
     return 0 if all(v == len(rows) for v in true.values()) else 1
 
 
