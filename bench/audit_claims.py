@@ -16,6 +16,8 @@ claim against the source text, independently of how crystal-lsp computed it:
   line (a paired line once);
 * **scores**: similarities and CrystalBLEU in range, ``score`` the lowest similarity,
   ``weight`` the best pair's copied tokens x raw CrystalBLEU, ``probability`` in [0, 1];
+* **phrases**: a short repeat's copied tokens are the best pair's (and under the bound it
+  states), a family's members and files are the locations';
 * **unit names**: a unit's name occurs on its first lines after the comments above it (its
   signature; a callback's name is the call's), a range's unit encloses it.
 
@@ -90,7 +92,8 @@ def check(doc: dict[str, Any], root: Path) -> dict[str, str]:
     units = "; ".join(filter(None, (_unit(root, loc) for loc in named)))
     if max(pair) >= len(locs):
         stale = f"facts of locations {pair}, the finding lists {len(locs)}"
-        return {**dict.fromkeys(FACTS, stale), "scores": _scores(doc), "unit names": units}
+        stale_facts = dict.fromkeys((*FACTS, "phrases"), stale)
+        return {**stale_facts, "scores": _scores(doc), "unit names": units}
     a, b = (locs[k] for k in pair)
     la, lb = text_of(root, a), text_of(root, b)
     ca, cb = code(la, doc["language"]), code(lb, doc["language"])
@@ -115,6 +118,7 @@ def check(doc: dict[str, Any], root: Path) -> dict[str, str]:
     out["differing lines"] = _differing(doc, facts, n_a, n_b, ident)
     out["scores"] = _scores(doc)
     out["unit names"] = units
+    out["phrases"] = _phrases(doc, pair)
     return out
 
 
@@ -161,6 +165,26 @@ def _scores(doc: dict[str, Any]) -> str:
     p = doc.get("probability")
     if p is not None and not 0.0 <= p <= 1.0:
         why.append(f"probability {p}")
+    return "; ".join(why)
+
+
+SHORT = re.compile(r"^a short repeat \((\d+) copied tokens, under (\d+)\)$")
+FAMILY = re.compile(r"^family of parallel units: (\d+) members in (one file|(\d+) files)$")
+
+
+def _phrases(doc: dict[str, Any], pair: list[int]) -> str:
+    """The counts the descriptions state: a short repeat's copied tokens, a family's members."""
+    why = []
+    best = [p for p in doc["pairs"] if {p["a"], p["b"]} == set(pair)]
+    for e in doc["evidence"]:
+        if m := SHORT.match(e):
+            copied, least = int(m[1]), int(m[2])
+            if not best or best[0]["copied"] != copied or copied >= least:
+                why.append(f"{e!r}: the best pair copies {best[0]['copied'] if best else '?'}")
+        if m := FAMILY.match(e):
+            files = len({loc["path"] for loc in doc["locations"]})
+            if int(m[1]) != len(doc["locations"]) or (int(m[3]) if m[3] else 1) != files:
+                why.append(f"{e!r}: {len(doc['locations'])} locations in {files} files")
     return "; ".join(why)
 
 

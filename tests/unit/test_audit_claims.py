@@ -78,3 +78,16 @@ def test_a_callback_is_looked_for_by_the_name_of_its_call(tmp_path: Path) -> Non
     loc = {"kind": "function", "path": "a.js", "start": {"line": 1}, "language": "javascript"}
     assert a._unit(tmp_path, {**loc, "name": "forEach callback in main"}) == ""
     assert a._unit(tmp_path, {**loc, "name": "map callback in main"}) != ""
+
+
+def test_the_counts_a_description_states_are_checked() -> None:
+    a = audit()
+    locations = [{"path": "a.c"}, {"path": "a.c"}, {"path": "b.c"}]
+    pairs = [{"a": 0, "b": 1, "copied": 46}, {"a": 0, "b": 2, "copied": 80}]
+    doc = {"locations": locations, "pairs": pairs, "evidence": []}
+    short = "a short repeat (46 copied tokens, under 50)"
+    assert a._phrases({**doc, "evidence": [short]}, [0, 1]) == ""
+    assert a._phrases({**doc, "evidence": [short]}, [0, 2]) != ""  # the best pair copies 80
+    family = "family of parallel units: 3 members in 2 files"
+    assert a._phrases({**doc, "evidence": [family]}, [0, 1]) == ""
+    assert a._phrases({**doc, "evidence": [family.replace("3 members", "4 members")]}, [0, 1])
