@@ -123,7 +123,7 @@ def check(doc: dict[str, Any], root: Path) -> dict[str, str]:
 
 
 def _renaming(doc: dict[str, Any], facts: dict[str, Any], text_a: str, text_b: str) -> str:
-    claimed = any(e.startswith("names changed one-to-one") for e in doc["evidence"])
+    claimed = any(e.startswith(RENAMED) for e in doc["evidence"])
     pairs = facts.get("renaming")
     if claimed != bool(pairs):
         return f"claimed {claimed}, facts {pairs!r}"
@@ -131,6 +131,11 @@ def _renaming(doc: dict[str, Any], facts: dict[str, Any], text_a: str, text_b: s
         return ""
     if len({x for x, _ in pairs}) != len(pairs) or len({y for _, y in pairs}) != len(pairs):
         return f"not one-to-one: {pairs}"
+    (phrase,) = [e for e in doc["evidence"] if e.startswith(RENAMED)]
+    listed, more = re.fullmatch(r"[^:]*: (.*?)(?: \(\+(\d+)\))?", phrase).groups()  # type: ignore[union-attr]
+    shown = [tuple(x.split("->")) for x in listed.split(", ")]
+    if not set(shown) <= {tuple(x) for x in pairs} or len(shown) + int(more or 0) != len(pairs):
+        return f"printed {phrase!r}, facts {pairs}"
     missing = [
         f"{x}->{y}"
         for x, y in pairs
@@ -168,6 +173,8 @@ def _scores(doc: dict[str, Any]) -> str:
     return "; ".join(why)
 
 
+RENAMED = "names changed one-to-one"
+"""How a renaming's phrase opens (``... but on 1 edited line: a->b``, when a line was edited)."""
 SHORT = re.compile(r"^a short repeat \((\d+) copied tokens, under (\d+)\)$")
 FAMILY = re.compile(r"^family of parallel units: (\d+) members in (one file|(\d+) files)$")
 

@@ -91,3 +91,15 @@ def test_the_counts_a_description_states_are_checked() -> None:
     family = "family of parallel units: 3 members in 2 files"
     assert a._phrases({**doc, "evidence": [family]}, [0, 1]) == ""
     assert a._phrases({**doc, "evidence": [family.replace("3 members", "4 members")]}, [0, 1])
+
+
+def test_the_printed_renaming_is_the_facts_one() -> None:
+    a = audit()
+    facts = {"renaming": [["total", "sum"], ["items", "rows"], [".size", ".length"]]}
+    doc = {"evidence": ["names changed one-to-one: items->rows, total->sum (+1)"]}
+    text_a, text_b = "total = items.size", "sum = rows.length"
+    assert a._renaming(doc, facts, text_a, text_b) == ""
+    edited = {"evidence": ["names changed one-to-one but on 1 edited line: items->rows (+2)"]}
+    assert a._renaming(edited, facts, text_a, text_b) == ""
+    wrong = {"evidence": ["names changed one-to-one: items->sum (+2)"]}
+    assert a._renaming(wrong, facts, text_a, text_b) != ""
