@@ -2,8 +2,8 @@
 
 The JSON form is the documented, versioned output schema of ``crystal-lsp scan --format json``
 (documented in docs/scan.md, *Output*): a finding has an ``id`` (stable across line moves: it hashes the
-paths and normalized contents of its locations), a ``score`` (the lowest similarity of a member
-to the class's representative), a ``type`` (``exact``, ``renamed`` or ``near``), its
+paths and normalized contents of its locations), a ``score`` (the lowest similarity of its pairs:
+a member's to the representative, or two joined members'), a ``type`` (``exact``, ``renamed`` or ``near``), its
 ``locations`` (path, 1-based inclusive ``start``/``end`` line and column, kind, name, tokens, and
 for a part of a unit the enclosing ``unit``), the index of the ``representative`` location, the
 scored ``pairs`` (the representative with each member), ``copied``: the copied non-trivial
@@ -224,7 +224,7 @@ class Finding:
 
     @property
     def score(self) -> float:
-        """The lowest similarity of a member to the representative."""
+        """The lowest similarity of its pairs (to the representative, or of two joined members)."""
         return min(p.similarity for p in self.pairs)
 
     @property

@@ -131,7 +131,8 @@ class ScanConfig:
                 # 8: light entries packed (text/packing.py), line structure from text/layout.py
                 # 9: lone \r line ends are \n (LSP lines: text/lexinput.py unify_line_ends)
                 # 10: units named from their definition (namespaces, export macros, callbacks)
-                "format": 10,
+                # 11: PHP's one-token runs of brackets (`})`, `{}`) open and close units
+                "format": 11,
                 "languages": sorted(self.languages),
                 "max_file_bytes": self.max_file_bytes,
             }

@@ -33,11 +33,12 @@ def clone_class(finding: Finding) -> CloneClass:
     """A finding, compact: the representative first, then at most ``MAX_MEMBERS`` copies."""
     rep = finding.representative
     members = [CloneMember(place=place_of(finding.locations[rep]), similarity=None)]
-    for pair in finding.pairs[: MAX_MEMBERS - 1]:
-        other = pair.b if pair.a == rep else pair.a
-        members.append(
-            CloneMember(place=place_of(finding.locations[other]), similarity=pair.similarity)
-        )
+    # each member once, with its pair to the representative (a member of a joined copy may
+    # be paired with other members only: those are left out, and counted)
+    to_rep = {p.b if p.a == rep else p.a: p for p in finding.pairs if rep in (p.a, p.b)}
+    for k in [k for k in range(len(finding.locations)) if k in to_rep][: MAX_MEMBERS - 1]:
+        place = place_of(finding.locations[k])
+        members.append(CloneMember(place=place, similarity=to_rep[k].similarity))
     return CloneClass(
         id=finding.id,
         type=finding.type,

@@ -163,7 +163,8 @@ def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:
     rest = [k for k in range(len(finding.locations)) if k not in (flag.location, featured)]
     if not rest:
         return []
-    to_rep = {p.b if p.a == finding.representative else p.a: p for p in finding.pairs}
+    rep = finding.representative
+    to_rep = {p.b if p.a == rep else p.a: p for p in finding.pairs if rep in (p.a, p.b)}
     out = [
         "Other copies in the clone class:",
         "",
@@ -175,8 +176,8 @@ def _copies(folder: Folder, flag: Flag, featured: int) -> list[str]:
         place = f"{md_text(location.path)}:{location.first_line}"
         label = f"{_link(folder, location, place)} {md_text(location.describe())}"
         p = to_rep.get(k)
-        if k == finding.representative or p is None:
-            out.append(f"| {label.rstrip()} | representative | |")
+        if k == rep or p is None:  # a member of a joined copy may be paired with others only
+            out.append(f"| {label.rstrip()} | {'representative' if k == rep else '-'} | |")
         else:
             out.append(f"| {label.rstrip()} | {p.similarity:.3f} | {p.copied} |")
     if len(rest) > MAX_COPIES:

@@ -148,7 +148,7 @@ def extract(
     if language in INDENT_LANGUAGES or not has_braces:
         units = _indented_units(texts, cats, lines, source, line_offsets)
     else:
-        units = _brace_units(texts, cats, lines)
+        units = _split_brace_units(texts, cats, lines)
     covered = _covered(len(texts), units)
     units.extend(_statement_runs(texts, cats, lines, covered))
     out = []
@@ -174,6 +174,37 @@ def _covered(size: int, units: list[Unit]) -> list[bool]:
             covered[first:end] = [True] * (end - first)
         reach = max(reach, end)
     return covered
+
+
+_BRACKETS = frozenset("()[]{};,")
+
+
+def _split_brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[Unit]:
+    """:func:`_brace_units`, with runs of brackets lexed as one token read bracket by bracket.
+
+    PHP lexes ``})``, ``[])``, ``());`` and ``{}`` as one token each: the braces in them open and
+    close units too (else a callback's ``})`` closes nothing, and the methods after it are lost
+    or named after a variable).
+    """
+    runs = [
+        i
+        for i, (text, cat) in enumerate(zip(texts, cats))
+        if len(text) > 1 and cat in "PO" and set(text) <= _BRACKETS
+    ]
+    if not runs:
+        return _brace_units(texts, cats, lines)
+    split_texts: list[str] = []
+    split_cats: list[str] = []
+    split_lines: list[int] = []
+    token: list[int] = []  # the token each split one comes from
+    for i, (text, cat) in enumerate(zip(texts, cats)):
+        parts = list(text) if len(text) > 1 and cat in "PO" and set(text) <= _BRACKETS else [text]
+        split_texts += parts
+        split_cats += cat * len(parts)
+        split_lines += [lines[i]] * len(parts)
+        token += [i] * len(parts)
+    units = _brace_units(split_texts, "".join(split_cats), split_lines)
+    return [(token[s], token[e - 1] + 1, kind, name, depth) for s, e, kind, name, depth in units]
 
 
 def _brace_units(texts: Sequence[str], cats: str, lines: Sequence[int]) -> list[Unit]:

@@ -31,8 +31,10 @@ from crystal_lsp.clones.align.regions import Region, enclosing, enclosing_strict
 from crystal_lsp.clones.copies.classes import CloneClass, clone_classes, drop_nested
 from crystal_lsp.clones.copies.evidence import Evidence, evidence
 from crystal_lsp.clones.copies.families import Family, families, family_seeds
-from crystal_lsp.clones.copies.judge import judge
-from crystal_lsp.clones.copies.levels import FAMILY, SHARE_MIN
+from crystal_lsp.clones.copies.judge import family_phrase, judge, judged_again
+from crystal_lsp.clones.copies.judge import short_repeat as _short
+from crystal_lsp.clones.copies.judge import with_data_table as _marked
+from crystal_lsp.clones.copies.levels import SHARE_MIN
 from crystal_lsp.clones.copies.merging import merged, without_nested
 from crystal_lsp.clones.copies.reads import Span, kept_decision, kept_evidence, region_digests
 from crystal_lsp.clones.copies.repeats import (  # without_repeats: also imported from here
@@ -112,7 +114,7 @@ def findings_of(
     shares = [[1.0 if ev.renamed else ev.share for ev in evs] for evs in evidences]
     seeds = family_seeds(classes, shares, place)
     found, alone = families(classes, seeds, lambda rs: hull(work, rs))
-    sources = _Sources()
+    sources = _Sources(work, read)
     out_findings = [sources.of_class(work, classes[k], evidences[k]) for k in alone]
     for family in found:
         out_findings.append(sources.of_family(work, family, read))
@@ -131,8 +133,10 @@ def findings_of(
 class _Sources:
     """Each finding and how to build it again with fewer members (:func:`.repeats.trim_shown`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, work: Workset, read: Callable[[RegionPair], Evidence]) -> None:
         self.of: dict[int, tuple[Finding, int, Callable[[list[int]], Finding]]] = {}
+        self.work, self.read = work, read
+        self.regions: dict[int, tuple[Location, Region]] = {}  # by id of a location built here
 
     def of_class(self, work: Workset, clone_class: CloneClass, evs: list[Evidence]) -> Finding:
         """The class's finding; again: with the locations given (the representative, 0, first)."""
@@ -142,7 +146,7 @@ class _Sources:
             fewer = CloneClass(clone_class.representative, [m for m, _ in members])
             return class_finding(work, fewer, [ev for _, ev in members])
 
-        return self._add(class_finding(work, clone_class, evs), some)
+        return self._add(class_finding(work, clone_class, evs), some, clone_class.regions)
 
     def of_family(self, work: Workset, family: Family, read: Callable[..., Evidence]) -> Finding:
         """The family's finding; again: with the locations given (in the finding's order)."""
@@ -155,17 +159,29 @@ class _Sources:
             members = [family.members[m] for m in sorted(at)]
             return family_finding(work, Family(members, pairs, at[rep], family.classes), read)
 
-        return self._add(family_finding(work, family, read), some)
+        members = [family.members[k] for k in order]
+        return self._add(family_finding(work, family, read), some, members)
 
-    def _add(self, finding: Finding, again: Callable[[list[int]], Finding]) -> Finding:
+    def _add(
+        self, finding: Finding, again: Callable[[list[int]], Finding], regions: Sequence[Region]
+    ) -> Finding:
         self.of[id(finding)] = (finding, len(finding.locations), again)
+        self.regions.update((id(loc), (loc, r)) for loc, r in zip(finding.locations, regions))
         return finding
 
     def rebuild(self, finding: Finding, keep: list[int]) -> Finding | None:
         """``finding`` with the locations ``keep`` (and those still paired), its evidence again."""
         known = self.of.get(id(finding))
         if known is None or known[0] is not finding or known[1] != len(finding.locations):
-            return kept_locations(finding, keep)  # joined by merge_repeats: as it is, trimmed
+            trimmed = kept_locations(finding, keep)  # joined by merge_repeats: judged again
+            if trimmed is None:
+                return None
+            known_at = [self.regions.get(id(loc), (None, None)) for loc in trimmed.locations]
+            regions = [
+                r if at is loc else None for loc, (at, r) in zip(trimmed.locations, known_at)
+            ]
+            least = self.work.finder.config.min_tokens
+            return judged_again(trimmed, regions, self.read, least)
         order = paired_locations(finding, keep)
         return known[2](order) if len(order) >= 2 else None
 
@@ -297,27 +313,6 @@ def shown(a: Region, b: Region, pair: RegionPair) -> RegionPair:
     return RegionPair(a, b, pair.similarity, pair.crystalbleu, pair.copied)
 
 
-DATA_TABLE = "a data table"
-"""The evidence of a finding with a location that is data (:mod:`crystal_lsp.text.tables`)."""
-
-
-def _marked(why: list[str], locations: Sequence[Location]) -> list[str]:
-    """The evidence, saying so when a location is data rather than code."""
-    if any(DATA in (loc.kind, loc.unit_kind) for loc in locations) and DATA_TABLE not in why:
-        return [*why, DATA_TABLE]
-    return why
-
-
-def _short(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
-    """Why a pair is a short repeat (too little copied code to act on), or None.
-
-    A whole function or class copied is a copy whatever its size; a few lines of one are not.
-    """
-    if pair.copied >= least or (rep.whole and member.whole):
-        return None
-    return f"a short repeat ({pair.copied} copied tokens, under {least})"
-
-
 def family_finding(
     work: Workset, family: Family, read: Callable[[RegionPair], Evidence] | None = None
 ) -> Finding:
@@ -335,11 +330,9 @@ def family_finding(
         Pair(at[x], at[y], pair.similarity, pair.crystalbleu, copied=pair.copied)
         for x, y, pair in family.pairs
     ]
-    files = len({loc.path for loc in locations})
-    where = f"in {files} files" if files > 1 else "in one file"
     reader = read if read is not None else lambda pair: _evidence(work, pair)
     evidences = [reader(shown(family.members[x], family.members[y], p)) for x, y, p in family.pairs]
-    phrase = f"{FAMILY}: {len(locations)} members {where}"
+    phrase = family_phrase(locations)
     v = judge(work.similarity.language, locations, pairs, evidences, family=phrase)
     return Finding(
         work.similarity.language,

@@ -9,14 +9,17 @@ probability and its facts (what the JSON carries for a reader or a script to che
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+from crystal_lsp.clones.align.pairs import RegionPair
+from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.levels import level_of, type_variants, verbatim
+from crystal_lsp.clones.copies.levels import FAMILY, level_of, type_variants, verbatim
 from crystal_lsp.clones.copies.verdict import Context, features, model
-from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Location, Pair
+from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair
+from crystal_lsp.text.snippets import DATA
 
 UNKNOWN_COVER = 0.5
 """The share of its unit a location covers when it lies in no unit (top-level lines)."""
@@ -119,3 +122,59 @@ def facts(pair: Pair, ev: Evidence, feats: dict[str, float]) -> dict[str, Any]:
             out["edited"] = ev.edited
     out["features"] = {k: round(v, 6) for k, v in feats.items()}
     return out
+
+
+def judged_again(
+    finding: Finding,
+    regions: Sequence[Region | None],
+    read: Callable[[RegionPair], Evidence],
+    least: int,
+) -> Finding:
+    """``finding`` judged on the pairs it keeps (``regions``: its locations', in order).
+
+    A finding that took in another's members (:func:`.repeats.merge_repeats`) and then lost
+    some (:func:`.repeats.trim_shown`) may have lost its best pair: its level, evidence and
+    facts are read again on what it shows, so that they never name a location it does not list.
+    ``least``: the copied tokens under which a pair is a short repeat.
+    """
+    known = [r for r in regions if r is not None]
+    if len(known) != len(finding.locations):
+        return finding
+    shown = [
+        RegionPair(known[p.a], known[p.b], p.similarity, p.crystalbleu, p.copied)
+        for p in finding.pairs
+    ]
+    shorts = [short_repeat(pair.a, pair.b, pair, least) for pair in shown]
+    phrase = family_phrase(finding.locations) if finding.family else None
+    evidences = [read(pair) for pair in shown]
+    v = judge(finding.language, finding.locations, finding.pairs, evidences, shorts, phrase)
+    why = with_data_table(v.evidence, finding.locations)
+    return replace(finding, level=v.level, evidence=why, probability=v.probability, facts=v.facts)
+
+
+def family_phrase(locations: Sequence[Location]) -> str:
+    """How a family's finding is described: its members and where they lie."""
+    files = len({loc.path for loc in locations})
+    where = f"in {files} files" if files > 1 else "in one file"
+    return f"{FAMILY}: {len(locations)} members {where}"
+
+
+DATA_TABLE = "a data table"
+"""The evidence of a finding with a location that is data (:mod:`crystal_lsp.text.tables`)."""
+
+
+def with_data_table(why: list[str], locations: Sequence[Location]) -> list[str]:
+    """The evidence, saying so when a location is data rather than code."""
+    if any(DATA in (loc.kind, loc.unit_kind) for loc in locations) and DATA_TABLE not in why:
+        return [*why, DATA_TABLE]
+    return why
+
+
+def short_repeat(rep: Region, member: Region, pair: RegionPair, least: int) -> str | None:
+    """Why a pair is a short repeat (too little copied code to act on), or None.
+
+    A whole function or class copied is a copy whatever its size; a few lines of one are not.
+    """
+    if pair.copied >= least or (rep.whole and member.whole):
+        return None
+    return f"a short repeat ({pair.copied} copied tokens, under {least})"

@@ -29,13 +29,12 @@ def agent_lines(findings: Sequence[Finding]) -> list[str]:
     """One line per copy: the representative ``~`` the copy, similarity, what was copied."""
     lines = []
     for finding in findings:
-        rep = finding.locations[finding.representative]
         p = "" if finding.probability is None else f" p {finding.probability:.2f}"
         for pair in finding.pairs:
-            other = finding.locations[pair.b if pair.a == finding.representative else pair.a]
-            lines.append(
-                f"{place(rep)} ~ {place(other)} similarity {pair.similarity:.2f}{p} ({what(rep)})"
-            )
+            a, b = finding.locations[pair.a], finding.locations[pair.b]
+            if pair.b == finding.representative:  # the representative first, as everywhere
+                a, b = b, a
+            lines.append(f"{place(a)} ~ {place(b)} similarity {pair.similarity:.2f}{p} ({what(a)})")
     return lines
 
 

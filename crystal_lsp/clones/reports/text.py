@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from crystal_lsp.clones.findings import COPY, RANKING, Finding, at_level, display_path
+from crystal_lsp.clones.findings import COPY, RANKING, Finding, Pair, at_level, display_path
 
 if TYPE_CHECKING:
     from crystal_lsp.clones.scan import ScanResult
@@ -28,7 +28,9 @@ LEGEND = (
     "similarity = CrystalBLEU of the normalized ranges (names and literals abstracted: 1.000 "
     "with names differing on every line); CrystalBLEU = of the raw tokens, without the "
     "language's trivially shared n-grams (identical lines of common idioms can score 0); "
-    "copied = non-trivial tokens on lines that correspond\n"
+    "copied = non-trivial tokens on lines that correspond; scores after a location are its "
+    "pair's with the representative, 'pair i-j' those of the i-th and j-th locations listed "
+    "(so is 'best pair i-j', whose evidence is printed)\n"
 )
 """What every number and claim of a finding means (printed once, under the ranking)."""
 
@@ -129,24 +131,46 @@ def finding_block(number: int, finding: Finding, show_ngrams: bool, write: Write
         f"[{number}] {level}{kind} of {where} ({display_path(rep.describe() or 'code')}), "
         f"{finding.language}, {plural(len(finding.locations), 'location', 'locations')}{p}\n"
     )
+    rep_k = finding.representative
+    order = [rep_k] + [k for k in range(len(finding.locations)) if k != rep_k]
+    at = {k: i + 1 for i, k in enumerate(order)}  # how the locations are numbered: as listed
     if finding.evidence:
         best = finding.facts.get("pair")
         of = ""
         if best and len(finding.locations) > 2:
-            of = f"best pair {best[0] + 1}-{best[1] + 1}: "
+            of = f"best pair {at[best[0]]}-{at[best[1]]}: "
         write(f"    {of}{'; '.join(finding.evidence)}\n")
     write(f"  {where}  {display_path(rep.describe())}  (representative)\n")
+    to_rep: dict[int, Pair] = {}
+    between: dict[int, list[Pair]] = {}  # pairs of two other members, under the later listed
     for pair in finding.pairs:
-        other = pair.b if pair.a == finding.representative else pair.a
-        loc = finding.locations[other]
+        if rep_k in (pair.a, pair.b):
+            to_rep.setdefault(pair.b if pair.a == rep_k else pair.a, pair)
+        else:
+            between.setdefault(max(pair.a, pair.b, key=at.__getitem__), []).append(pair)
+    for k in order[1:]:
+        loc = finding.locations[k]
+        paired = k in to_rep or any(k in (p.a, p.b) for p in finding.pairs)
+        scores = (
+            f"  {_scores(to_rep[k])}" if k in to_rep else "" if paired else "  (no pair scored)"
+        )
         write(
             f"  {display_path(loc.path)}:{loc.first_line}-{loc.last_line}  "
-            f"{display_path(loc.describe())}  similarity {pair.similarity:.3f}  "
-            f"CrystalBLEU {pair.crystalbleu:.3f}  copied {pair.copied} tokens\n"
+            f"{display_path(loc.describe())}{scores}\n"
         )
+        for pair in between.get(k, []):
+            write(f"    pair {at[pair.a]}-{at[pair.b]}: {_scores(pair)}\n")
     if show_ngrams and finding.shared_ngrams:
         grams = "  |  ".join(" ".join(g) for g in finding.shared_ngrams)
         write(f"    shared non-trivial n-grams: {grams}\n")
+
+
+def _scores(pair: Pair) -> str:
+    """A pair's scores as a report line ends."""
+    return (
+        f"similarity {pair.similarity:.3f}  CrystalBLEU {pair.crystalbleu:.3f}  "
+        f"copied {pair.copied} tokens"
+    )
 
 
 def _skipped(result: ScanResult, show_all: bool, write: Write) -> None:

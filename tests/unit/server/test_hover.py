@@ -268,3 +268,31 @@ def test_md_text_escapes_every_ascii_punctuation_character() -> None:
 
     assert md_text(string.punctuation) == "".join("\\" + c for c in string.punctuation)
     assert md_text("zw\u200bname.py") == '\\"zw\\\\u200bname\\.py\\"'
+
+
+def test_other_copies_show_their_similarity_to_the_representative(tmp_path: Path) -> None:
+    """A copy joined from two classes: a member's pair with another member is not shown as its
+    similarity to the representative, and a member paired with others only is no representative.
+    """
+    from lsprotocol import types
+
+    from crystal_lsp.clones.findings import Finding, Location, Pair
+    from crystal_lsp.server.diagnostics import Flag
+    from crystal_lsp.server.hover import _copies
+
+    places = [
+        Location(name, 1, 1, 9, 1, "function", name.split(".")[0], 80, "", "")
+        for name in ("a.py", "b.py", "c.py", "d.py")
+    ]
+    pairs = [
+        Pair(0, 1, 0.9, 0.8, copied=90),
+        Pair(2, 0, 0.8, 0.7, copied=80),
+        Pair(2, 1, 0.7, 0.6, copied=70),
+        Pair(3, 2, 0.6, 0.5, copied=60),
+    ]
+    at = types.Range(types.Position(0, 0), types.Position(8, 0))
+    flag = Flag(Finding("python", places, pairs), 1, at, 0, 10, at)
+    folder = Folder(tmp_path.as_uri(), str(tmp_path), ScanConfig())
+    rows = [row for row in _copies(folder, flag, 0) if row.startswith("| [")]
+    assert rows[0].endswith("| 0.800 | 80 |")  # c.py: its pair (2, 0), not (2, 1)
+    assert rows[1].endswith("| - | |")  # d.py: paired with c.py only

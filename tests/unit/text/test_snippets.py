@@ -590,9 +590,9 @@ struct __declspec(dllexport) Holder final {
             "php",
             [
                 (CLASS, "Foo", 0, 2, 6),
-                # PHP's lexer joins `},` into one token: the closure ends at the next `}`
-                (FUNCTION, "run", 1, 3, 6),
-                (FUNCTION, "array_map callback", 2, 4, 5),
+                # PHP's lexer joins `},` into one token: its `}` still closes the closure
+                (FUNCTION, "run", 1, 3, 5),
+                (FUNCTION, "array_map callback", 2, 4, 4),
             ],
             id="php-closures",
         ),

@@ -138,3 +138,42 @@ def test_units_are_named_after_their_definitions(
     named = {(kind, name) for kind, name in found if kind in CONTAINERS}
     assert expected <= named, found
     assert not any(kind in CONTAINERS and (not name or name in KEYWORDS) for kind, name in found)
+
+
+PHP_CALLBACKS = """<?php
+class Describer
+{
+    public function describeCommand($command, array $options = [])
+    {
+        $this->write(
+            '### Usage'
+            .array_reduce($command->getAliases(), function ($carry, $usage) {
+                return $carry.'* '.$usage;
+            })
+        );
+        $total = $command->count();
+    }
+
+    public function reset() {}
+
+    public function describeOption($option)
+    {
+        $this->write($option->getName());
+    }
+}
+"""
+
+
+def test_php_runs_of_brackets_open_and_close_units() -> None:
+    """PHP lexes ``})`` and ``{}`` as one token each: their braces still close and open units.
+
+    Before, a callback's ``})`` closed nothing: ``describeCommand`` was lost, the callback ran
+    on over the next methods, and code after it lay in a unit named ``$total``.
+    """
+    found = {(s.kind, s.name): s for s in snippets(PHP_CALLBACKS, "php", "Describer.php")}
+    assert {("function", "describeCommand"), ("function", "describeOption")} <= set(found)
+    callback = found[("function", "array_reduce callback")]
+    command = found[("function", "describeCommand")]
+    assert command.start < callback.start and callback.end < command.end
+    assert (callback.first_line, callback.last_line) == (5, 9)
+    assert not any(name.startswith("$") for _, name in found)

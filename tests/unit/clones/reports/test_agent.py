@@ -33,3 +33,22 @@ def test_parts_of_units_and_odd_paths() -> None:
     assert display_path("plain/path.py") == "plain/path.py"
     assert display_path("lat\udce9.py") == "lat\\xe9.py"  # undecodable bytes, escaped
     assert agent_summary([], 3, 0.6) == "crystal: no copies in 3 files (threshold 0.6)"
+
+
+def test_a_pair_of_two_members_is_said_of_those_two() -> None:
+    """A copy joined from two classes has pairs between members: each line names its own two.
+
+    Before, a pair of members 2 and 1 read as member 2 ~ the representative.
+    """
+    places = [
+        Location(name, 1, 1, 9, 1, "function", name.split(".")[0], 80, "", "")
+        for name in ("a.py", "b.py", "c.py")
+    ]
+    pairs = [Pair(0, 1, 0.9, 0.8, copied=90), Pair(2, 0, 0.8, 0.7), Pair(2, 1, 0.7, 0.6)]
+    lines = agent_lines([Finding("python", places, pairs)])
+    assert [line.split(" similarity")[0] for line in lines] == [
+        "a.py:1-9 ~ b.py:1-9",
+        "a.py:1-9 ~ c.py:1-9",
+        "c.py:1-9 ~ b.py:1-9",
+    ]
+    assert lines[2].split(" similarity ")[1].startswith("0.70")
