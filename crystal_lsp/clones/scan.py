@@ -151,6 +151,7 @@ def run_scan(
         result.timings["total"] = time.perf_counter() - started
         # written with use_cache=False too, so that a scan without the cache repairs a bad entry
         store.set(result_key, {"digest": digest, "result": _to_cache(result)})
+        store.set(_digest_key(result_key), digest)
         return result
     finally:
         if own_store:
@@ -236,10 +237,22 @@ def inputs_digest(
     return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
 
 
+def _digest_key(result_key: str) -> str:
+    """Where the digest of the stored result is kept on its own (read before the result)."""
+    return f"{result_key}:digest"
+
+
 def _cached_result(
     store: Store, key: str, digest: str, root: str, config: ScanConfig
 ) -> ScanResult | None:
-    """The stored result of the same inputs; ``None`` if missing, of other inputs, or malformed."""
+    """The stored result of the same inputs; ``None`` if missing, of other inputs, or malformed.
+
+    The digest stored beside the result is read first: a changed tree (a rescan) does not
+    decode the whole previous result only to find it stale. Without it, the result is read.
+    """
+    stored = store.get(_digest_key(key))
+    if isinstance(stored, str) and stored != digest:
+        return None
     doc = store.get(key)
     if not isinstance(doc, dict) or doc.get("digest") != digest:
         return None
