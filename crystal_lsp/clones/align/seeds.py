@@ -135,9 +135,7 @@ class SeedTable:
         self._owners: I64 = owners[order]
         self._positions: I64 = positions[order]
         if len(self._hashes):
-            self._starts: I64 = np.flatnonzero(
-                np.r_[True, self._hashes[1:] != self._hashes[:-1]]
-            )
+            self._starts: I64 = np.flatnonzero(np.r_[True, self._hashes[1:] != self._hashes[:-1]])
         else:
             self._starts = _EMPTY_I64
         self._counts: I64 = np.diff(np.r_[self._starts, len(self._hashes)]).astype(np.int64)

@@ -24,7 +24,9 @@ def random_doc(rng: random.Random, depth: int = 0) -> Any:
         lambda: rng.random() * 10 ** rng.randint(-30, 30),
         lambda: rng.choice([0.0, -0.0, 1e16, 1.5, math.inf, -math.inf, math.nan]),
         lambda: rng.choice([True, False, None]),
-        lambda: "".join(rng.choice('ab "\\\n\t\x00\x1fé€😀/\u2028') for _ in range(rng.randint(0, 8))),
+        lambda: "".join(
+            rng.choice('ab "\\\n\t\x00\x1fé€😀/\u2028') for _ in range(rng.randint(0, 8))
+        ),
     ]
     if depth > 3 or rng.random() < 0.4:
         return rng.choice(scalars)()
