@@ -60,8 +60,11 @@ class ScanResult:
     undecodable: dict[str, int] = field(default_factory=dict)
     """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 
-    def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
-        """The documented JSON report (schema version 3: findings of every level)."""
+    def to_json(self, with_ngrams: bool = False, exact: bool = False) -> dict[str, Any]:
+        """The documented JSON report (schema version 3: findings of every level).
+
+        ``exact``: scores not rounded (the result cache's form of the findings).
+        """
         settings = asdict(self.config)
         settings.pop("extra", None)
         return {
@@ -85,7 +88,7 @@ class ScanResult:
                 "ranking": RANKING,
             },
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "findings": [f.to_json(with_ngrams) for f in self.findings],
+            "findings": [f.to_json(with_ngrams, exact=exact) for f in self.findings],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "generated": list(self.generated),
             "undecodable": [{"path": p, "replaced": n} for p, n in self.undecodable.items()],
@@ -278,8 +281,7 @@ def _collect(result: ScanResult, per_language: Mapping[str, LanguageResult]) -> 
 
 
 def _to_cache(result: ScanResult) -> dict[str, Any]:
-    doc = result.to_json(with_ngrams=True)
-    doc["findings"] = [f.to_json(with_ngrams=True, exact=True) for f in result.findings]
+    doc = result.to_json(with_ngrams=True, exact=True)
     doc["location_shas"] = [
         [loc.path, loc.first_line, loc.last_line, loc.sha, loc.norm_sha]
         for f in result.findings

@@ -80,6 +80,38 @@ class FileSeeds:
         return cls(positions, hashes[positions])
 
 
+def seeds_of(entries: Sequence[Entry], trivial: U64) -> list[FileSeeds]:
+    """:meth:`FileSeeds.of` of every entry (the same seeds), computed over all of them at once.
+
+    One pass over the concatenated 4-gram hashes instead of a few small array operations per
+    file: a language state of hundreds of files is built in a fraction of the time.
+    """
+    gap = SEED - 4
+    counts = [max(len(e.h4) - gap, 0) for e in entries]
+    if not any(counts):
+        return [FileSeeds.of(e, trivial) for e in entries]
+    first = np.concatenate([e.h4[:c] for e, c in zip(entries, counts) if c])
+    second = np.concatenate([e.h4[gap : gap + c] for e, c in zip(entries, counts) if c])
+    with np.errstate(over="ignore"):
+        hashes = first * _MIX + second
+    keep = np.ones(len(first), dtype=bool)
+    if len(trivial):
+        at = np.minimum(np.searchsorted(trivial, first), len(trivial) - 1)
+        keep = trivial[at] != first
+    kept = np.flatnonzero(keep).astype(np.int64)
+    ends: I64 = np.cumsum(counts, dtype=np.int64)
+    edges: I64 = np.concatenate((np.zeros(1, dtype=np.int64), ends))
+    bounds: list[int] = np.searchsorted(kept, edges).tolist()
+    out: list[FileSeeds] = []
+    for k, count in enumerate(counts):
+        if not count:
+            out.append(FileSeeds(_EMPTY_I64, np.empty(0, dtype=np.uint64)))
+            continue
+        at_k = kept[bounds[k] : bounds[k + 1]]
+        out.append(FileSeeds(at_k - int(ends[k] - count), hashes[at_k]))
+    return out
+
+
 @dataclass(frozen=True)
 class Matches:
     """Pairs of equal seeds: file ``fa`` position ``pa`` and file ``fb`` position ``pb``.

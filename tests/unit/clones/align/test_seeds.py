@@ -233,3 +233,26 @@ def test_a_table_asked_again_and_again_sorts_itself() -> None:
     assert table._unsorted is not None
     assert _rows(table.lookup(np.array([3], np.uint64))) == [(3, 0, 0), (3, 1, 2)]
     assert table._unsorted is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_seeds_of_many_entries_are_each_entrys_seeds(seed: int) -> None:
+    from crystal_lsp.clones.align.seeds import seeds_of
+
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"t{i}" for i in range(12)]
+    entries = [
+        token_entry([vocabulary[int(v)] for v in rng.integers(0, 12, int(rng.integers(0, 40)))])
+        for _ in range(25)
+    ]
+    common = np.unique(np.concatenate([e.h4[:3] for e in entries if len(e.h4) > 3]))
+    for trivial in (NO_TRIVIAL, common, common[:1]):
+        many = seeds_of(entries, trivial)
+        for entry, found in zip(entries, many, strict=True):
+            alone = FileSeeds.of(entry, trivial)
+            assert found.positions.tolist() == alone.positions.tolist()
+            assert found.hashes.tolist() == alone.hashes.tolist()
+            assert found.positions.dtype == alone.positions.dtype
+            assert found.hashes.dtype == alone.hashes.dtype
+    short = [token_entry(["a"] * 3), token_entry([])]
+    assert [len(s.positions) for s in seeds_of(short, NO_TRIVIAL)] == [0, 0]
