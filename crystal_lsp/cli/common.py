@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import json
 import logging
 import os
 import re
@@ -156,8 +155,10 @@ def progress_bar(total: int | None, desc: str, enabled: bool) -> Iterator[Callab
 
 def emit_json(doc: Any) -> None:
     """Write a JSON document to stdout."""
-    # one write of json.dumps: json.dump streams hundreds of thousands of small writes
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
+    from crystal_lsp.cli.jsonout import dumps_indented
+
+    # one write: json.dump streams hundreds of thousands of small writes
+    sys.stdout.write(dumps_indented(doc) + "\n")
 
 
 def warn(message: str) -> None:

@@ -250,10 +250,10 @@ def _write_json(doc: Any, out: Any) -> None:
     if out is sys.stdout:
         emit_json(doc)
         return
-    import json
+    from crystal_lsp.cli.jsonout import dumps_indented
 
-    # one write of json.dumps, as emit_json: json.dump streams hundreds of thousands of writes
-    out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    # one write, as emit_json: json.dump streams hundreds of thousands of writes
+    out.write(dumps_indented(doc) + "\n")
 
 
 class _progress:

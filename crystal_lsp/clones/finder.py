@@ -52,7 +52,7 @@ from crystal_lsp.clones.align.duplicates import (
 )
 from crystal_lsp.clones.align.pairs import Memo
 from crystal_lsp.clones.align.pooled import Pool
-from crystal_lsp.clones.align.seeds import FileSeeds, SeedTable
+from crystal_lsp.clones.align.seeds import SeedTable, seeds_of
 from crystal_lsp.clones.align.workset import Copies, Workset
 from crystal_lsp.clones.findings import Finding, LineFocus
 from crystal_lsp.clones.index import RepoIndex
@@ -234,8 +234,8 @@ class CloneFinder:
         groups = unit_groups(kept)
         dropped = group_spans(groups.values(), lambda i: kept[i], self.config.max_df)
         seeds = [
-            without_spans(FileSeeds.of(entry, trivial), dropped.get(i, ()))
-            for i, entry in enumerate(entries)
+            without_spans(found, dropped.get(i, ()))
+            for i, found in enumerate(seeds_of(entries, trivial))
         ]
         table = SeedTable.of(
             [None if i in duplicates else s for i, s in enumerate(seeds)], self.config.max_df

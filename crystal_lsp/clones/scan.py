@@ -60,8 +60,11 @@ class ScanResult:
     undecodable: dict[str, int] = field(default_factory=dict)
     """Indexed files with bytes that did not decode, and how many were replaced by U+FFFD."""
 
-    def to_json(self, with_ngrams: bool = False) -> dict[str, Any]:
-        """The documented JSON report (schema version 3: findings of every level)."""
+    def to_json(self, with_ngrams: bool = False, exact: bool = False) -> dict[str, Any]:
+        """The documented JSON report (schema version 3: findings of every level).
+
+        ``exact``: scores not rounded (the result cache's form of the findings).
+        """
         settings = asdict(self.config)
         settings.pop("extra", None)
         return {
@@ -85,7 +88,7 @@ class ScanResult:
                 "ranking": RANKING,
             },
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "findings": [f.to_json(with_ngrams) for f in self.findings],
+            "findings": [f.to_json(with_ngrams, exact=exact) for f in self.findings],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "generated": list(self.generated),
             "undecodable": [{"path": p, "replaced": n} for p, n in self.undecodable.items()],
@@ -151,6 +154,7 @@ def run_scan(
         result.timings["total"] = time.perf_counter() - started
         # written with use_cache=False too, so that a scan without the cache repairs a bad entry
         store.set(slot, {"digest": digest, "result": _to_cache(result)})
+        store.set(_digest_key(slot), digest)
         return result
     finally:
         if own_store:
@@ -249,10 +253,22 @@ def result_key(
     return f"result:{config.signature()}:{slot}"
 
 
+def _digest_key(result_key: str) -> str:
+    """Where the digest of the stored result is kept on its own (read before the result)."""
+    return f"{result_key}:digest"
+
+
 def _cached_result(
     store: Store, key: str, digest: str, root: str, config: ScanConfig
 ) -> ScanResult | None:
-    """The stored result of the same inputs; ``None`` if missing, of other inputs, or malformed."""
+    """The stored result of the same inputs; ``None`` if missing, of other inputs, or malformed.
+
+    The digest stored beside the result is read first: a changed tree (a rescan) does not
+    decode the whole previous result only to find it stale. Without it, the result is read.
+    """
+    stored = store.get(_digest_key(key))
+    if isinstance(stored, str) and stored != digest:
+        return None
     doc = store.get(key)
     if not isinstance(doc, dict) or doc.get("digest") != digest:
         return None
@@ -278,8 +294,7 @@ def _collect(result: ScanResult, per_language: Mapping[str, LanguageResult]) -> 
 
 
 def _to_cache(result: ScanResult) -> dict[str, Any]:
-    doc = result.to_json(with_ngrams=True)
-    doc["findings"] = [f.to_json(with_ngrams=True, exact=True) for f in result.findings]
+    doc = result.to_json(with_ngrams=True, exact=True)
     doc["location_shas"] = [
         [loc.path, loc.first_line, loc.last_line, loc.sha, loc.norm_sha]
         for f in result.findings

@@ -14,7 +14,6 @@ import itertools
 import json
 import os
 import re
-import secrets
 import stat
 import zlib
 from collections.abc import Iterator
@@ -151,6 +150,8 @@ def _replace(target: str, data: bytes, mode: int | None) -> None:
 
 def _temporary(folder: str, name: str) -> tuple[int, str]:
     """A new file next to the target (``.NAME.RANDOM.tmp``), opened for writing."""
+    import secrets  # here: only a write needs it
+
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
         tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")

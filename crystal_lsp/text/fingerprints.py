@@ -71,7 +71,8 @@ def ngram_hashes(hashes: U64, n: int = SHINGLE_N) -> U64:
     out: U64 = hashes[: len(hashes) - n + 1].copy()
     with np.errstate(over="ignore"):
         for k, prime in zip(range(1, n), (_P1, _P2, _P3)):
-            out = out * prime + hashes[k : len(hashes) - n + 1 + k]
+            out *= prime  # in place: the same wrapping arithmetic, no new array per step
+            out += hashes[k : len(hashes) - n + 1 + k]
     return out
 
 

@@ -11,12 +11,15 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from pygments.token import _TokenType, string_to_tokentype
 
 from crystal_lsp.text.lexers import resolve_lexer
 from crystal_lsp.text.tokens import Tokens, lex
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 Job = tuple[str, str, str | None]  # (name, source, language or None)
 Raw = tuple[list[str], list[int], list[str], str]
@@ -43,6 +46,9 @@ def orphan_guard(parent: int) -> None:
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool whose workers end with this process, however it ends."""
+    # imported here: multiprocessing is most of a scan's imports that no pool needs
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(
         max_workers=workers, initializer=orphan_guard, initargs=(os.getpid(),)
     )

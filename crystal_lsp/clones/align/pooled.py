@@ -11,10 +11,8 @@ and only platforms with ``fork`` use them.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Protocol, TypeVar
 
 from crystal_lsp.text.parallel import orphan_guard
@@ -56,6 +54,8 @@ class Pool:
         """Every chain's ``outcome(work, chain)`` in order, or None to compute them in the search."""
         if self.jobs <= 1 or len(chains) < MIN_CHAINS or "fork" not in _methods():
             return None
+        from concurrent.futures import ProcessPoolExecutor
+
         global _SHARED
         for i in sorted({f for chain in chains for f in (chain.fa, chain.fb)}):
             work.side(i)  # the tokens, loaded here: workers never read the store
@@ -66,7 +66,7 @@ class Pool:
         try:
             with ProcessPoolExecutor(
                 max_workers=workers,
-                mp_context=multiprocessing.get_context("fork"),
+                mp_context=_context("fork"),
                 initializer=orphan_guard,
                 initargs=(os.getpid(),),
             ) as pool:
@@ -76,7 +76,15 @@ class Pool:
 
 
 def _methods() -> list[str]:
+    import multiprocessing  # here: a scan without a pool need not import it
+
     return multiprocessing.get_all_start_methods()
+
+
+def _context(method: str) -> Any:
+    import multiprocessing
+
+    return multiprocessing.get_context(method)
 
 
 def _slice(bounds: tuple[int, int]) -> list[Any]:

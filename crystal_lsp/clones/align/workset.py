@@ -189,7 +189,7 @@ class Workset:
 
     def counts(self, hashes: U64) -> I64:
         """How often each seed hash occurs in the files of this search."""
-        table = self.state.table
+        table = self.state.table.lookup(hashes)
         out: I64 = np.searchsorted(table.hashes, hashes, "right") - np.searchsorted(
             table.hashes, hashes, "left"
         )
@@ -203,7 +203,7 @@ class Workset:
 
     def owners(self, hashes: U64) -> list[set[int]]:
         """The files of this search holding each seed hash."""
-        table = self.state.table
+        table = self.state.table.lookup(hashes)
         lo = np.searchsorted(table.hashes, hashes, "left").tolist()
         hi = np.searchsorted(table.hashes, hashes, "right").tolist()
         gone = {i for i, sign in self._differing() if sign < 0}

@@ -14,8 +14,9 @@ never kept.
 from __future__ import annotations
 
 import logging
+import operator
 from collections.abc import Callable
-from dataclasses import astuple, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from crystal_lsp.clones.align.candidates import region_norm_sha, region_sha
@@ -35,6 +36,9 @@ MEMORY_LIMIT = 20_000
 Only files on disk are kept (an editor's buffer changes with every keystroke)."""
 _FIELDS = tuple(f.name for f in fields(Evidence))
 _REGION_FIELDS = tuple(f.name for f in fields(Region))
+# the fields' values as a tuple: dataclasses.astuple deep-copies every value (most of a save)
+_values: Callable[[Evidence], tuple[Any, ...]] = operator.attrgetter(*_FIELDS)
+_region_values: Callable[[Region], tuple[Any, ...]] = operator.attrgetter(*_REGION_FIELDS)
 Decision = tuple["RegionPair | None", frozenset[str]]
 """A merged span pair's copy (None: not one) and the region digests its scoring kept."""
 _PLAIN = (bool, int, float, str)
@@ -68,7 +72,7 @@ class Reads:
 
     def put_evidence(self, key: str, ev: Evidence) -> None:
         """Keep the evidence of a pair (only if its fields are plain values)."""
-        if all(_plain(v) for v in astuple(ev)):
+        if all(_plain(v) for v in _values(ev)):
             self._room()
             self.evidence[key] = ev
             self.used.add(key)
@@ -126,7 +130,7 @@ class Reads:
         return {
             "format": FORMAT,
             "fields": list(_FIELDS),
-            "evidence": {k: list(astuple(v)) for k, v in self.evidence.items() if k in self.used},
+            "evidence": {k: list(_values(v)) for k, v in self.evidence.items() if k in self.used},
             "digests": {k: v for k, v in self.digests.items() if k in self.used},
             "region_fields": list(_REGION_FIELDS),
             "decisions": {
@@ -175,7 +179,8 @@ def _load(work: Workset, key: str) -> Reads:
 
 
 def _pair_row(pair: RegionPair) -> list[Any]:
-    return [*astuple(pair.a), *astuple(pair.b), pair.similarity, pair.crystalbleu, pair.copied]
+    a, b = _region_values(pair.a), _region_values(pair.b)
+    return [*a, *b, pair.similarity, pair.crystalbleu, pair.copied]
 
 
 def _pair(row: list[Any]) -> RegionPair:

@@ -144,6 +144,36 @@ def test_malformed_cached_result_is_recomputed(repo: pathlib.Path, bad: Any) -> 
     assert scan(repo).cached
 
 
+def test_a_rescan_of_a_changed_tree_does_not_read_the_stale_result(
+    repo: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored digest tells the result is stale: the whole result is not decoded for that."""
+    from crystal_lsp.clones.store import Store
+
+    scan(repo)
+    (repo / "app" / "orders.py").write_text(module(ORIGINAL), encoding="utf-8")
+    read: list[str] = []
+    get = Store.get
+
+    def spy(self: Store, key: str) -> Any:
+        read.append(key)
+        return get(self, key)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "get", spy)
+        again = scan(repo)
+    assert not again.cached and plain_key() not in read
+    assert scan(repo).cached  # and the new result is found again by its digest
+
+
+def test_a_result_without_its_digest_key_is_still_served(repo: pathlib.Path) -> None:
+    """A cache written before the digest was kept on its own: the result is read as before."""
+    scan(repo)
+    with open_store(str(repo)) as store:
+        store.delete(plain_key() + ":digest")
+    assert scan(repo).cached
+
+
 def test_no_cache_rehashes_files_the_manifest_would_trust(repo: pathlib.Path) -> None:
     """A content change that keeps size and an old mtime (``cp -p``, ``rsync -t``)."""
     target = repo / "app/invoices.py"

@@ -184,3 +184,75 @@ def test_overlaid_keeps_max_df_of_the_changed_table() -> None:
     assert as_set(table.overlaid(buffer.hashes, {3: buffer}, {1}).matches([3])) == {(0, 0, 3, 4)}
     # with nothing hidden it occurs three times: boilerplate
     assert len(table.overlaid(buffer.hashes, {3: buffer}, set()).matches([3])) == 0
+
+
+def _random_files(rng: np.random.Generator, count: int) -> list[FileSeeds | None]:
+    """Files of seeds drawn from a small alphabet (many ties), some with none, some ``None``."""
+    out: list[FileSeeds | None] = []
+    for i in range(count):
+        size = int(rng.integers(0, 60))
+        hashes = rng.choice(np.array([3, 7, 2**63 + 5, 2**40 + 1, 9, 1 << 20, 11], np.uint64), size)
+        out.append(None if i % 7 == 3 else seeds(sorted(rng.permutation(500)[:size]), list(hashes)))
+    return out
+
+
+def _rows(table: SeedTable) -> list[tuple[int, int, int]]:
+    return list(zip(table.hashes.tolist(), table.owners.tolist(), table.positions.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_unsorted_table_answers_lookups_as_the_sorted_one(seed: int) -> None:
+    """A lookup filters the unsorted occurrences (no whole sort): the same rows, in the same
+    order, as the sorted table's; the hashes include ones equal in their low bits."""
+    rng = np.random.default_rng(seed)
+    files = _random_files(rng, 30)
+    lazy = SeedTable.of(files, 4)
+    eager = SeedTable.of(files, 4)
+    assert len(eager.hashes)  # read whole: sorted now
+    assert lazy._unsorted is not None and eager._unsorted is None
+    for keys in ([3], [2**63 + 5, 9, 9, 12345], [1 << 20, 2**40 + 1], [], [5]):
+        wanted = np.array(keys, dtype=np.uint64)
+        assert _rows(lazy.lookup(wanted)) == _rows(eager.lookup(wanted)), keys
+    assert lazy._unsorted is not None  # not sorted by a few lookups
+    extra = {2: seeds([1, 2], [7, 2**63 + 5])}
+    for among in ([0, 1], [2], [5, 29]):
+        keys = np.concatenate([f.hashes for i, f in enumerate(files) if i in among and f])
+        a = lazy.overlaid(keys, extra, {1})
+        b = eager.overlaid(keys, extra, {1})
+        assert _rows(a) == _rows(b)
+        assert as_set(a.matches(among)) == as_set(b.matches(among))
+    assert _rows(lazy) == _rows(eager)  # read whole: sorted as the eager one
+
+
+def test_a_table_asked_again_and_again_sorts_itself() -> None:
+    from crystal_lsp.clones.align.seeds import LOOKUPS_UNSORTED
+
+    table = SeedTable.of([seeds([0, 1], [3, 4]), seeds([2], [3])], 4)
+    for _ in range(LOOKUPS_UNSORTED):
+        table.lookup(np.array([3], np.uint64))
+    assert table._unsorted is not None
+    assert _rows(table.lookup(np.array([3], np.uint64))) == [(3, 0, 0), (3, 1, 2)]
+    assert table._unsorted is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_seeds_of_many_entries_are_each_entrys_seeds(seed: int) -> None:
+    from crystal_lsp.clones.align.seeds import seeds_of
+
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"t{i}" for i in range(12)]
+    entries = [
+        token_entry([vocabulary[int(v)] for v in rng.integers(0, 12, int(rng.integers(0, 40)))])
+        for _ in range(25)
+    ]
+    common = np.unique(np.concatenate([e.h4[:3] for e in entries if len(e.h4) > 3]))
+    for trivial in (NO_TRIVIAL, common, common[:1]):
+        many = seeds_of(entries, trivial)
+        for entry, found in zip(entries, many, strict=True):
+            alone = FileSeeds.of(entry, trivial)
+            assert found.positions.tolist() == alone.positions.tolist()
+            assert found.hashes.tolist() == alone.hashes.tolist()
+            assert found.positions.dtype == alone.positions.dtype
+            assert found.hashes.dtype == alone.hashes.dtype
+    short = [token_entry(["a"] * 3), token_entry([])]
+    assert [len(s.positions) for s in seeds_of(short, NO_TRIVIAL)] == [0, 0]
