@@ -77,6 +77,8 @@ def judge(
             family is not None,
             short is not None,
             (unit_name(a), unit_name(b)),
+            language,
+            (a.path, b.path),
         )
         feats = features(ev, ctx)
         p = model().probability(feats)
