@@ -198,7 +198,7 @@ RULES: Cuts = (0.0, 2.0)
 
 def is_copy(r: Example, p: float, cuts: Cuts) -> bool:
     """The default view's level: the invariants first, then the rules moved by the cuts."""
-    if r["invariant"] in ("identical", "verbatim"):
+    if r["invariant"] in ("identical", "verbatim", "renamed"):
         return True
     if r["invariant"] == "type variants":
         return False

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.levels import level_of, type_variants, verbatim
+from crystal_lsp.clones.copies.levels import level_of, renamed_whole, type_variants, verbatim
 from crystal_lsp.clones.copies.verdict import Context, features, model
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Location, Pair
 
@@ -92,19 +92,21 @@ def judge(
     _, p, _, level, why, feats = judged[k]
     out = facts(pairs[k], evidences[k], feats)
     out["rules"] = COPY if base else SIMILAR
-    rule = invariant(evidences[k], exact, language)
+    rule = invariant(evidences[k], exact, language, family)
     if rule:
         out["invariant"] = rule
     return Verdict(level, why, p, out)
 
 
-def invariant(ev: Evidence, exact: bool, language: str) -> str:
+def invariant(ev: Evidence, exact: bool, language: str, family: str | None = None) -> str:
     """The invariant that decides a pair's level whatever the model says (empty: none)."""
     if exact:
         return "identical"
     if type_variants(ev, language):
         return "type variants"
-    return "verbatim" if verbatim(ev) else ""
+    if verbatim(ev):
+        return "verbatim"
+    return "renamed" if family is None and renamed_whole(ev) else ""
 
 
 def facts(pair: Pair, ev: Evidence, feats: dict[str, float]) -> dict[str, Any]:
