@@ -50,6 +50,19 @@ LABELS_DIR = HERE / "real" / "labels"
 OUT = REPO / "crystal_lsp" / "data" / "verdict.json"
 RESULTS = HERE / "results" / "fit_verdict"
 L2 = 1.0
+KEEP = 0.9
+"""Of the A-labelled findings the rules show, the share the chosen cut must keep."""
+MODEL_FEATURES = (
+    "share lines renamed types literals structure mirror copied crystalbleu covered same_file "
+    "family members declarative vendored parallel twins short same_name sibling_names typed "
+    "called"
+).split()
+"""The features the shipped model is fitted on (``--features`` for another set): chosen by
+their leave-one-project-out figures (bench/results/fit_verdict.json)."""
+BASELINE_FEATURES = MODEL_FEATURES[:20]
+BASELINE_CUTS = (0.03, 2.0)
+"""The verdict the chosen cut must beat: the rules, ranked by a model of these features, with
+these cuts (the finder at 60abb79), evaluated leave-one-project-out like the new one."""
 Example = dict[str, Any]
 
 
@@ -61,7 +74,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--cache", type=Path, default=corpora.DEFAULT_CACHE)
     ap.add_argument("--reuse", action="store_true", help="reuse saved scans")
     ap.add_argument("--scans", type=Path, help="where scans are saved (default: under --cache)")
-    ap.add_argument("--precision", type=float, default=0.8, help="pooled LOPO precision goal")
+    ap.add_argument("--keep", type=float, default=KEEP, help="share of the rules' A to keep")
     ap.add_argument("--l2", type=float, default=L2)
     ap.add_argument("--features", help="comma-separated subset of the model's features")
     ap.add_argument("--evaluate-only", action="store_true", help="score with the shipped model")
@@ -181,58 +194,64 @@ Cuts = tuple[float, float]
 """(demote, promote): a rules copy under ``demote`` is similar, rules similar from ``promote``
 a copy (crystal_lsp.clones.copies.levels.level_of)."""
 RULES: Cuts = (0.0, 2.0)
-DEMOTE_MAX = 0.5
-PROMOTE_MIN = 0.5
 
 
 def is_copy(r: Example, p: float, cuts: Cuts) -> bool:
     """The default view's level: the invariants first, then the rules moved by the cuts."""
-    if r["invariant"] in ("identical", "verbatim"):
+    if r["invariant"] in ("identical", "verbatim", "renamed"):
         return True
     if r["invariant"] == "type variants":
         return False
     return p >= cuts[0] if r["rules"] == "copy" else p >= cuts[1]
 
 
-def choose_cuts(
+def tradeoff(
     by_project: dict[str, list[Example]],
     probs: dict[str, list[float]],
     store: dict[Any, Any],
-) -> Cuts:
-    """The cuts with the best pooled precision that lose no genuine copy the rules show.
+    grid: list[float] | None = None,
+) -> list[dict[str, Any]]:
+    """Pooled out-of-project figures of the default view at each single cut (demote = promote).
 
-    Recall is that of the union of genuine copies (A labels of every tool, pooled) and of the
-    A-labelled findings; both must stay at least the rules' (:data:`RULES`). Candidates are
-    the out-of-project probabilities (demote under :data:`DEMOTE_MAX`, promote from
-    :data:`PROMOTE_MIN`); ties go to the smaller move.
+    At cut ``c`` the verdict alone decides every finding no invariant decides: shown when its
+    out-of-project probability is at least ``c``. Each row: the cut, precision, A and
+    labelled findings shown, C shown, the union of genuine copies shown and the A of the
+    top tens (ranked by probability x weight, as the finder ranks).
     """
-    every = sorted({round(p, 2) for ps in probs.values() for p in ps})
-    demotes = [0.0] + [p for p in every if p <= DEMOTE_MAX]
-    promotes = [p for p in every if p >= PROMOTE_MIN] + [2.0]
-    finders = []  # per genuine copy, the rows that show it
-    for proj, rs in by_project.items():
-        base = sum(len(by_project[q]) for q in by_project if q < proj)
-        for copy in _union(store, proj):
-            finders.append([base + i for i, r in enumerate(rs) if score.finds([r], copy)])
-    order = [(r, p) for proj in sorted(by_project) for r, p in zip(by_project[proj], probs[proj])]
+    grid = grid if grid is not None else [round(0.01 * k, 2) for k in range(1, 61)]
+    rows = []
+    for c in grid:
+        m = pooled(tables(by_project, probs, (c, c), store))
+        rows.append(
+            {
+                "cut": c,
+                "precision": m["precision"],
+                "A": m["A"],
+                "labelled": m["labelled"],
+                "C": m["C"],
+                "union": m["union"],
+                "top10_A": m["top10_A"]["p x weight"],
+            }
+        )
+    return rows
 
-    def figures(cuts: Cuts) -> tuple[int, int, int]:
-        shown = [is_copy(r, p, cuts) for r, p in order]
-        union = sum(any(shown[i] for i in f) for f in finders)
-        labels_shown = [r["label"] for (r, _), s in zip(order, shown) if s and r["label"]]
-        return union, labels_shown.count("A"), len(labels_shown)
 
-    base_union, base_a, _ = figures(RULES)
-    best, best_key = RULES, (-1.0, 0.0)
-    for promote in promotes:
-        for demote in demotes:
-            union, a, labelled = figures((demote, promote))
-            if union < base_union or a < base_a or not labelled:
-                continue
-            key = (a / labelled, -abs(demote) - abs(2.0 - promote))
-            if key > best_key:
-                best, best_key = (demote, promote), key
-    return best
+def choose_cut(rows: list[dict[str, Any]], before: dict[str, Any], keep: float) -> Cuts:
+    """The cut of highest pooled out-of-project precision that keeps ``keep`` of the A the
+    verdict ``before`` shows and at least its top-ten A, and beats its precision;
+    :data:`RULES` (no move) when no cut does (ties: the lower cut)."""
+    ok = [
+        r
+        for r in rows
+        if r["A"] >= keep * before["A"]
+        and r["top10_A"] >= before["top10_A"]["p x weight"]
+        and r["precision"] is not None
+        and r["precision"] > (before["precision"] or 0.0)
+    ]
+    if not ok:
+        return RULES
+    best = max(ok, key=lambda r: (r["precision"], -r["cut"]))
+    return (best["cut"], best["cut"])
 
 
 RANKINGS: dict[str, Callable[[Example, float], float]] = {
@@ -333,8 +352,7 @@ def write_model(
             "examples": summary["examples"],
             "l2": a.l2,
             "labels": "labeler 1 where two labelers judged the same finding",
-            "cuts": "best pooled leave-one-project-out precision that shows every genuine copy "
-            "(union of A of every tool, and A-labelled findings) the rules show",
+            "cuts": summary["rule_of_choice"],
             "leave_one_project_out": summary["pooled"],
             "rules_on_the_same_findings": summary["rules_pooled"],
         },
@@ -373,11 +391,18 @@ def main(argv: list[str] | None = None) -> int:
         }
         cuts: Cuts = (shipped.demote, shipped.promote)
     else:
-        names = a.features.split(",") if a.features else list(FEATURES)
+        names = a.features.split(",") if a.features else list(MODEL_FEATURES)
+        unknown = set(names) - set(FEATURES)
+        if unknown:
+            raise SystemExit(f"unknown features: {sorted(unknown)}")
         probs = lopo(by_project, names, a.l2)
-        cuts = choose_cuts(by_project, probs, store)
-    table = tables(by_project, probs, cuts, store)
+        cuts = RULES
     rules = tables(by_project, probs, RULES, store)
+    curve = tradeoff(by_project, probs, store)
+    base_probs = lopo(by_project, BASELINE_FEATURES, a.l2)
+    before = pooled(tables(by_project, base_probs, BASELINE_CUTS, store))
+    cuts = cuts if a.evaluate_only else choose_cut(curve, before, a.keep)
+    table = tables(by_project, probs, cuts, store)
     summary: dict[str, Any] = {
         "cuts": cuts,
         "examples": n,
@@ -385,6 +410,11 @@ def main(argv: list[str] | None = None) -> int:
         "pooled": pooled(table),
         "rules_per_project": rules,
         "rules_pooled": pooled(rules),
+        "before": before,
+        "tradeoff": curve,
+        "rule_of_choice": f"the cut of highest pooled precision keeping >= {a.keep} of the A "
+        "and at least the top-ten A of the verdict before (the rules ranked by the 20-feature "
+        "model, cuts 0.03/2, leave-one-project-out), beating its precision; else no move",
     }
     second = load_labels(a.labels, "2")
     twice = sorted({k[0] for k, r in second.items() if r.get("labeler") == "2"} & set(projects))
@@ -406,11 +436,18 @@ def main(argv: list[str] | None = None) -> int:
     Path(f"{a.report}{suffix}.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("model", json.dumps(summary["pooled"]))
     print("rules", json.dumps(summary["rules_pooled"]))
+    print("before", json.dumps(before))
     for p, m in table.items():
         print(p, json.dumps(m))
         print("  rules", json.dumps(rules[p]))
     if "labeler_2" in summary:
         print("labeler 2", json.dumps(summary["labeler_2"]))
+    print("cut  precision  A/labelled  C  union  top10 A")
+    for r in curve:
+        print(
+            f"{r['cut']:.2f}  {r['precision']}  {r['A']}/{r['labelled']}  {r['C']}  "
+            f"{r['union']}  {r['top10_A']}"
+        )
     print("cuts", cuts, "(written)" if not a.evaluate_only else "(shipped)")
     return 0
 

@@ -16,7 +16,13 @@ from typing import Any
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region
 from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.levels import FAMILY, level_of, type_variants, verbatim
+from crystal_lsp.clones.copies.levels import (
+    FAMILY,
+    level_of,
+    renamed_whole,
+    type_variants,
+    verbatim,
+)
 from crystal_lsp.clones.copies.verdict import Context, features, model
 from crystal_lsp.clones.findings import COPY, LINES, SIMILAR, Finding, Location, Pair
 from crystal_lsp.text.snippets import DATA
@@ -80,6 +86,8 @@ def judge(
             family is not None,
             short is not None,
             (unit_name(a), unit_name(b)),
+            language,
+            (a.path, b.path),
         )
         feats = features(ev, ctx)
         p = model().probability(feats)
@@ -93,19 +101,21 @@ def judge(
     _, p, _, level, why, feats = judged[k]
     out = facts(pairs[k], evidences[k], feats)
     out["rules"] = COPY if base else SIMILAR
-    rule = invariant(evidences[k], exact, language)
+    rule = invariant(evidences[k], exact, language, family)
     if rule:
         out["invariant"] = rule
     return Verdict(level, why, p, out)
 
 
-def invariant(ev: Evidence, exact: bool, language: str) -> str:
+def invariant(ev: Evidence, exact: bool, language: str, family: str | None = None) -> str:
     """The invariant that decides a pair's level whatever the model says (empty: none)."""
     if exact:
         return "identical"
     if type_variants(ev, language):
         return "type variants"
-    return "verbatim" if verbatim(ev) else ""
+    if verbatim(ev):
+        return "verbatim"
+    return "renamed" if family is None and renamed_whole(ev) else ""
 
 
 def facts(pair: Pair, ev: Evidence, feats: dict[str, float]) -> dict[str, Any]:

@@ -8,16 +8,24 @@ The level is read off the evidence of the finding's best pair (:mod:`.evidence`)
 * **type variants** -- lines that differ only in type names, where the language cannot share
   them (primitive types in Java, any type in C) -- are similar structure;
 * a best pair with at least :data:`VERBATIM_SHARE` of its code lines identical over at least
-  :data:`VERBATIM_LINES` code lines is a copy, whatever its docstrings or family.
+  :data:`VERBATIM_LINES` code lines is a copy, whatever its docstrings or family;
+* a **renamed copy** -- a best pair over at least :data:`RENAMED_LINES` code lines whose
+  differing lines differ in names only, renamed one-to-one with no edited line, not mirror
+  words, not type names, not a family, parallel implementations, twins or vendored code
+  (:func:`renamed_whole`) -- is a copy: judged real code seldom holds one (the model, fitted
+  on it, reads a low share of identical lines), while it is what a renamed paste looks like.
 
 Otherwise the **rules** (:func:`rules`) decide: similar structure when the pair is a family of
 parallel units, vendored code, sync/async twins, mostly declarations, parallel implementations
 (unless holding an extractable block), a short repeat, the same code over other data or
 parallel structure (under half of the code lines identical and no one-to-one renaming); else a
-copy. The calibrated verdict (:mod:`.verdict`) then moves a finding only where it is
-confident: a rules copy whose probability is under the model's ``demote`` cut is similar
-structure, a rules similar structure at or over its ``promote`` cut a copy (each cut chosen
-from the leave-one-project-out predictions under the constraint that no known copy is lost).
+copy. The calibrated verdict (:mod:`.verdict`) then moves findings: a rules copy whose
+probability is under the model's ``demote`` cut is similar structure, a rules similar
+structure at or over its ``promote`` cut a copy. The shipped model has one cut for both
+(``demote == promote``), so past the invariants the verdict alone decides and the rules only
+name what a pair is; the cut is chosen from the leave-one-project-out trade-off
+(``bench/fit_verdict.py``: the highest pooled precision that keeps 0.9 of the A the finder
+showed before and its top-ten A).
 
 Every finding carries phrases that describe its best pair -- each one true of it, read off the
 evidence: what it is (a family, vendored code, twins, declarations, parallel implementations,
@@ -28,7 +36,7 @@ its names, how many code lines are identical, and what the differing lines diffe
 from __future__ import annotations
 
 from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.lines import KINDS, TYPE_WORDS
+from crystal_lsp.clones.copies.lines import CALLED, KINDS, NAMES, NAMES_LITERALS, TYPE_WORDS
 from crystal_lsp.clones.copies.verdict import Model, model
 from crystal_lsp.clones.findings import COPY, SIMILAR
 
@@ -47,6 +55,10 @@ EXTRACTABLE_SHARE = 0.6
 VERBATIM_SHARE = 0.8
 VERBATIM_LINES = 10
 """A best pair with this share of its code lines identical, over this many, is a copy."""
+RENAMED_LINES = 5
+"""From this many code lines, a renamed copy (:func:`renamed_whole`) is a copy."""
+RENAMED_KINDS = frozenset({NAMES, CALLED, NAMES_LITERALS})
+"""What the differing lines of a renamed copy (:func:`renamed_whole`) may differ in."""
 TYPE_ONLY_LANGUAGES = {"c": False, "java": True}
 """Languages that cannot share per-type variants, and whether only primitive types count."""
 FAMILY = "family of parallel units"
@@ -103,6 +115,19 @@ def verbatim(ev: Evidence) -> bool:
     """Most code lines of a long enough best pair identical (:data:`VERBATIM_SHARE`)."""
     lines = max(ev.lines_a, ev.lines_b)
     return lines >= VERBATIM_LINES and ev.identical >= VERBATIM_SHARE * lines
+
+
+def renamed_whole(ev: Evidence) -> bool:
+    """A renamed copy over :data:`RENAMED_LINES` or more code lines (module docstring).
+
+    Every differing line differs in names (called names, names in literals too), renamed
+    one-to-one both ways with no edited line; neither mirror words nor type names, no parallel
+    implementations, twins or vendored code (a family is the caller's to exclude).
+    """
+    plain = not (ev.mirror or ev.type_only or ev.parallel or ev.twins or ev.vendored)
+    names_only = {k for k, _ in ev.kinds} <= RENAMED_KINDS
+    lines = max(ev.lines_a, ev.lines_b)
+    return ev.renamed and not ev.edited and plain and names_only and lines >= RENAMED_LINES
 
 
 def renamed_copy(ev: Evidence) -> bool:
@@ -162,7 +187,7 @@ def level_of(
     why = traits(ev, family, short)
     if type_variants(ev, language):
         return SIMILAR, [TYPE_VARIANTS, *why, *facts]
-    if verbatim(ev):
+    if verbatim(ev) or (family is None and renamed_whole(ev)):
         return COPY, [*why, *facts]
     level = rules(ev, family, short)
     m = verdict or model()

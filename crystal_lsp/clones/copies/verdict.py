@@ -15,13 +15,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.lines import LITERALS, STRUCTURE, TYPES, words
+from crystal_lsp.clones.copies.lines import (
+    CALLED,
+    LITERALS,
+    MIRRORS,
+    STRUCTURE,
+    TYPE_WORDS,
+    TYPES,
+    words,
+)
 
 VERDICT_FILE = "verdict.json"
 FEATURES: dict[str, str] = {
@@ -45,6 +55,12 @@ FEATURES: dict[str, str] = {
     "short": "1 if lines of units sharing fewer than min-tokens copied tokens",
     "same_name": "1 if both locations' units have the same name",
     "sibling_names": "1 if their units' names differ but share a word (parse/parseAsync)",
+    "typed": "1 if the language declares nominal static types (C, C++, Rust, Go, Java, C#, ...)",
+    "tests": "1 if both locations lie in test files or test folders",
+    "called": "share of the differing lines that differ in called names or members",
+    "name_mirror": "1 if the units' names differ in mirror words (next/prev, get/set, ...)",
+    "name_type": "1 if the units' names differ only in type words or numbers (Int/Long, i8/i16)",
+    "name_async": "1 if the units' names differ only in an async marker (send/asend)",
 }
 """The features, in the model's order, each defined (the legend prints these)."""
 
@@ -62,6 +78,9 @@ class Context:
     short: bool
     names: tuple[str, str] = ("", "")
     """The names of the units the two locations are or lie in."""
+    language: str = ""
+    paths: tuple[str, str] = ("", "")
+    """The files of the two locations."""
 
 
 def features(ev: Evidence, ctx: Context) -> dict[str, float]:
@@ -92,7 +111,73 @@ def features(ev: Evidence, ctx: Context) -> dict[str, float]:
         "short": float(ctx.short),
         "same_name": float(bool(ctx.names[0]) and ctx.names[0] == ctx.names[1]),
         "sibling_names": float(siblings(*ctx.names)),
+        "typed": float(ctx.language in TYPED_LANGUAGES),
+        "tests": float(all(is_test(path) for path in ctx.paths) and bool(ctx.paths[0])),
+        "called": part(CALLED),
+        **name_variants(*ctx.names),
     }
+
+
+TYPED_LANGUAGES = frozenset(
+    "c cpp cuda objective-c objective-c++ rust go java csharp kotlin scala swift d zig vala "
+    "dart".split()
+)
+"""Languages whose functions declare nominal static types: per-type and per-trait variants
+that a dynamic language would write once are common there."""
+_TEST = re.compile(
+    r"(^|/)(tests?|spec|specs|__tests__|testing|testdata)(/|$)|(^|/)test_[^/]*$"
+    r"|(^|/|_)tests?\.\w+$|_test\.\w+$|Tests?\.\w+$|\.(test|spec)\.\w+$|_spec\.rb$"
+)
+_MIRROR = frozenset(MIRRORS) | frozenset((b, a) for a, b in MIRRORS)
+ASYNC_WORDS = frozenset({"a", "async", "sync", "await"})
+
+
+def is_test(path: str) -> bool:
+    """Whether a path is a test file or lies in a test folder (``tests/``, ``*_test.go`` ...)."""
+    return bool(_TEST.search(path))
+
+
+def name_variants(a: str, b: str) -> dict[str, float]:
+    """How two different unit names differ: ``name_mirror``, ``name_type``, ``name_async``.
+
+    The names' words (:func:`~crystal_lsp.clones.copies.lines.words`) are aligned; each run of
+    differing words is a mirror pair (``next``/``prev``), type words or numbers (``int``/``long``,
+    ``8``/``16``), async markers (``send``/``asend`` read as ``a``) or something else. A name
+    pair is a mirror (type, async) variant when every differing run is of that kind.
+    """
+    out = {"name_mirror": 0.0, "name_type": 0.0, "name_async": 0.0}
+    if not a or not b or a == b:
+        return out
+    wa, wb = words(a), words(b)
+    wa, wb = _split_async(wa, set(wb)), _split_async(wb, set(wa))
+    kinds = set()
+    for op, i0, i1, j0, j1 in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op != "equal":
+            kinds.add(_run_kind(wa[i0:i1], wb[j0:j1]))
+    if len(kinds) == 1:
+        kind = kinds.pop()
+        if kind in out:
+            out[kind] = 1.0
+    return out
+
+
+def _split_async(ws: list[str], other: set[str]) -> list[str]:
+    """``asend`` as ``a``, ``send`` where the other name has ``send`` (an async twin's name)."""
+    out: list[str] = []
+    for w in ws:
+        out += ["a", w[1:]] if w[:1] == "a" and w not in other and w[1:] in other else [w]
+    return out
+
+
+def _run_kind(da: list[str], db: list[str]) -> str:
+    singular = (da[0].removesuffix("s"), db[0].removesuffix("s")) if da and db else ("", "")
+    if len(da) == 1 and len(db) == 1 and ((da[0], db[0]) in _MIRROR or singular in _MIRROR):
+        return "name_mirror"
+    if all(w in TYPE_WORDS or w.isdigit() for w in da + db):
+        return "name_type"
+    if set(da + db) <= ASYNC_WORDS:
+        return "name_async"
+    return "other"
 
 
 def siblings(a: str, b: str) -> bool:

@@ -23,8 +23,10 @@ SKIPPED_SHOWN = 20
 LEGEND = (
     "legend: p = probability that a finding's best pair is a copy worth acting on (a model "
     "calibrated on judged real code); identical whole units and best pairs with 0.8 of 10+ "
-    "code lines identical are copies, type variants are not; code lines = lines with "
-    "code (not blank, comment, docstring or punctuation-only lines) of the best pair; "
+    "code lines identical and copies renamed one-to-one (5+ code lines) are copies, type "
+    "variants are not, any other finding is a copy when its p reaches the model's cut "
+    "(crystal_lsp/data/verdict.json); code lines = lines with code (not blank, comment, "
+    "docstring or punctuation-only lines) of the best pair; "
     "similarity = CrystalBLEU of the normalized ranges (names and literals abstracted: 1.000 "
     "with names differing on every line); CrystalBLEU = of the raw tokens, without the "
     "language's trivially shared n-grams (identical lines of common idioms can score 0); "

@@ -232,3 +232,20 @@ def test_mirror_variants_are_said() -> None:
     ev = _evidence(forward, forward.replace("next_sibling", "prev_sibling"))
     assert ev.mirror and ev.names == (("next_sibling", "prev_sibling"),)
     assert MIRROR in level_of(ev, p=0.0)[1]
+
+
+def test_a_renamed_copy_is_a_copy_unless_mirror_typed_edited_or_a_family() -> None:
+    """Pasted and renamed one-to-one: the model (fitted on real code, where such pairs are
+    rare) reads few identical lines, the invariant keeps it a copy."""
+    names = (("a", "b"),)
+    ev = Evidence(6, 6, 0, True, False, 0.0, False, False, kinds=(("names", 6),), names=names)
+    m = _cuts(0.99, 0.99)
+    assert level_of(ev, p=0.0, verdict=m)[0] == COPY
+    assert level_of(ev, "family of parallel units", p=0.0, verdict=m)[0] == SIMILAR
+    for other in (
+        Evidence(6, 6, 0, True, False, 0.0, False, False, kinds=(("names", 6),), mirror=True),
+        Evidence(6, 6, 0, True, False, 0.0, False, False, kinds=(("names", 5),), edited=1),
+        Evidence(6, 6, 0, True, False, 0.0, False, False, kinds=(("names", 5), ("structure", 1))),
+        Evidence(4, 4, 0, True, False, 0.0, False, False, kinds=(("names", 4),)),  # too short
+    ):
+        assert level_of(other, p=0.0, verdict=m)[0] == SIMILAR
