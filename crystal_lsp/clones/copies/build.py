@@ -43,7 +43,12 @@ from crystal_lsp.clones.copies.repeats import (  # without_repeats: also importe
     without_repeats,
     without_repeats_naive,  # noqa: F401
 )
-from crystal_lsp.clones.copies.units import as_whole_units, table_name
+from crystal_lsp.clones.copies.units import (
+    as_whole_statements,
+    as_whole_units,
+    statement_bounds,
+    table_name,
+)
 from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
 from crystal_lsp.text.snippets import (
@@ -104,6 +109,10 @@ def findings_of(
     kept, nested_pairs = without_nested(joined)
     read = _Evidences(work)
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
+    # after the filter of repetitive windows: a pair it kept stays a finding, on whole statements
+    kept, _ = as_whole_statements(kept, lambda r: statement_bounds(work, r), decide_whole)
+    kept, nested_again = without_nested(kept)
+    nested_pairs += nested_again
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_classes
     evidences = [[read(shown(c.representative, m, pair)) for m, pair in c.members] for c in classes]

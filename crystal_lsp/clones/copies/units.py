@@ -7,6 +7,11 @@ function. A pair with a region that lies in a function and holds at least ``PAIR
 (:mod:`crystal_lsp.clones.align.regions`) of its body is decided again with that function whole
 (signature included; on both sides when both qualify); the wider pair replaces it when it is
 decided a copy, else the pair stays as it was.
+
+Ranges start and end where statements do (:func:`as_whole_statements`): a pair whose region
+starts or ends inside a statement (``bases=self.bases,`` among a call's keyword arguments, a
+signature's second line) is decided again with its regions grown to whole statements, else
+shrunk to the statements they hold; the pair stays as it was when neither is a copy.
 """
 
 from __future__ import annotations
@@ -14,10 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from crystal_lsp.clones.align.lines import entry_facts
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, as_unit
+from crystal_lsp.clones.align.statements import whole_statements
 from crystal_lsp.clones.copies.reads import reads_of
-from crystal_lsp.text.entries import Entry
+from crystal_lsp.text.entries import Entry, span_position
+from crystal_lsp.text.keywords import INDENT_LANGUAGES
 from crystal_lsp.text.snippets import FUNCTION, STATEMENTS
 from crystal_lsp.text.tables import assigned_name, depth_at, is_table
 
@@ -28,6 +36,10 @@ Decide = Callable[[Region, Region], "RegionPair | None"]
 """``(a, b) -> the pair of the two regions as they are`` if it is decided a copy, else None."""
 Entries = Callable[[str], tuple[Entry, list[int]]]
 """The entry of a file, by path, and its :func:`~crystal_lsp.clones.align.regions.header_prefix`."""
+Bounds = Callable[[Region], "tuple[Region | None, Region | None]"]
+"""A region grown to whole statements and shrunk to them (None, None: it is on their edges)."""
+GROWN_LINES = 2.0
+"""A region grown to whole statements may be this many times its lines (else it is shrunk)."""
 
 
 def as_whole_units(
@@ -92,3 +104,79 @@ def table_name(work: Workset, region: Region) -> str | None:
         if reads is not None:
             reads.put_digests(key, found)
     return found[1] if found[0] else None
+
+
+def as_whole_statements(
+    pairs: Sequence[RegionPair], bounds: Bounds, decide: Decide
+) -> tuple[list[RegionPair], int]:
+    """The pairs with regions on statement edges where that is a copy, and how many changed."""
+    out: list[RegionPair] = []
+    changed = 0
+    for pair in pairs:
+        better = _on_statements(pair, bounds, decide)
+        changed += better is not None
+        out.append(better if better is not None else pair)
+    return out, changed
+
+
+def _on_statements(pair: RegionPair, bounds: Bounds, decide: Decide) -> RegionPair | None:
+    """The pair grown to whole statements, else shrunk to them, if that is a copy (else None)."""
+    grown_a, shrunk_a = bounds(pair.a)
+    grown_b, shrunk_b = bounds(pair.b)
+    if grown_a is None and grown_b is None:
+        return None
+    tries: list[tuple[Region | None, Region | None]] = []
+    wide_a, wide_b = grown_a or pair.a, grown_b or pair.b
+    if wide_a.lines <= GROWN_LINES * pair.a.lines and wide_b.lines <= GROWN_LINES * pair.b.lines:
+        tries.append((wide_a, wide_b))
+    tries.append((shrunk_a if grown_a else pair.a, shrunk_b if grown_b else pair.b))
+    for a, b in tries:
+        if a is None or b is None or a.overlap(b):
+            continue
+        if a.path == b.path and (a.within(b) or b.within(a)):
+            continue
+        found = decide(a, b)
+        if found is not None:
+            return found
+    return None
+
+
+def statement_bounds(work: Workset, region: Region) -> tuple[Region | None, Region | None]:
+    """``region`` grown to whole statements, and shrunk to them (None, None: on their edges).
+
+    See :func:`~crystal_lsp.clones.align.statements.whole_statements`; kept by content (an
+    unsaved buffer's is not), so a rescan that reuses the findings loads no tokens.
+    """
+    if region.whole:
+        return None, None
+    fid = work.ids[region.path]
+    entry = work.entry(fid)
+    file = work.finder.index.files[region.path]
+    reads = None if file.override else reads_of(work)
+    indent = entry.language in INDENT_LANGUAGES
+    key = f"statements1\0{file.sha}\0{indent}\0{region.start}\0{region.end}"
+    found = reads.get_digests(key) if reads is not None else None
+    if found is None:  # two strings (what the memo keeps of a region): grown, shrunk
+        heavy = work.side(fid).heavy
+        grown, shrunk = whole_statements(heavy, indent, region.start, region.end)
+        found = [
+            " ".join(str(x) for x in (*span, *span_position(*span, heavy))) if span else ""
+            for span in (grown, shrunk)
+        ]
+        if reads is not None:
+            reads.put_digests(key, found)
+    grown_at = [int(x) for x in found[0].split()]
+    if tuple(grown_at[:2]) == (region.start, region.end):
+        return None, None
+    shrunk_at = [int(x) for x in found[1].split()]
+    return _region(entry, region.path, grown_at), (
+        _region(entry, region.path, shrunk_at) if shrunk_at else None
+    )
+
+
+def _region(entry: Entry, path: str, numbers: list[int]) -> Region:
+    """The region of ``(start, end, first line, first column, last line, last column)``."""
+    start, end, first_line, first_col, last_line, last_col = numbers
+    unit = entry_facts(entry).enclosing(start, end)
+    whole = unit >= 0 and (entry.snippets[unit].start, entry.snippets[unit].end) == (start, end)
+    return Region(path, start, end, first_line, first_col, last_line, last_col, unit, whole)

@@ -330,3 +330,57 @@ def test_keyword_arguments_of_a_call_are_not_data() -> None:
     inside = tokens.texts.index("code")
     assert depth_at(tokens.texts, cats, 0, inside) == -1
     assert not is_table(tokens.texts, cats, inside, len(tokens.texts) - 1, -1)
+
+
+PY_BODY = """    for field in operation.fields:
+        if field.name in app.reserved:
+            raise ValueError(f"reserved name {field.name!r} in {app.label}")
+        column = app.columns.get(field.name)
+        if column is None:
+            column = app.add_column(field.name, field.kind, null=field.null)
+        elif column.kind != field.kind:
+            app.alter_column(column, field.kind, default=field.default)
+    app.log("built", operation.name, len(operation.fields))
+    return operation
+"""
+
+
+def _py_builder(name: str, before: list[str], head: str) -> str:
+    lines = "".join(f"    {line}\n" for line in before)
+    return (
+        f"def {name}(self, app, label):\n"
+        f"{lines}{head}"
+        "        bases=self.bases,\n"
+        "        managers=self.managers,\n"
+        '        options={"ordering": ["id"], "verbose_name": label, "proxy": False},\n'
+        "        fields=[(f.name, f.clone()) for f in self.fields if not f.hidden],\n"
+        "    )\n"
+        f"{PY_BODY}"
+    )
+
+
+def test_a_python_range_starts_and_ends_with_whole_statements(tmp_path: pathlib.Path) -> None:
+    """The copy's first call differs in its first arguments: the range holds the whole call."""
+    import ast
+
+    files = {
+        "a.py": _py_builder(
+            "build_model",
+            [f'counters["{i}"] = app.count({i}) + {i * 7}' for i in range(14)],
+            '    operation = make_model(\n        "alpha", 3, True,\n',
+        ),
+        "b.py": "import os\n\n\n"
+        + _py_builder(
+            "build_proxy",
+            [f"if label.startswith({chr(97 + i)!r}):\n        yield {i}, None" for i in range(14)],
+            "    result[key] = Proxy.create(app.registry[label],\n        name=label.upper(),\n",
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    for finding in findings:
+        for loc in finding.locations:
+            tree = ast.parse(files[loc.path])
+            statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+            assert loc.first_line in {n.lineno for n in statements}, loc.describe()
+            assert loc.last_line in {n.end_lineno for n in statements}, loc.describe()
