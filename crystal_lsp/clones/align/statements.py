@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crystal_lsp.clones.align.lines import line_table
-from crystal_lsp.text.entries import Heavy, SnippetMeta
-from crystal_lsp.text.snippets import FUNCTION
+from crystal_lsp.text.entries import Entry, Heavy, SnippetMeta
+from crystal_lsp.text.noise import DECORATOR, SIGNATURE
+from crystal_lsp.text.snippets import CLASS, FUNCTION
 
 
 def out_of_signatures(
@@ -136,3 +137,107 @@ def whole_statements(
     while last > first and not (ends[last - 1] and table.ends[table.index(last - 1)] == last):
         last = table.firsts[table.index(last - 1)]
     return (lo, hi), ((first, last) if first < last else None)
+
+
+def function_extents(entry: Entry, heavy: Heavy, indent: bool) -> list[tuple[int, int]]:
+    """Tokens ``[start, end)`` of every function with a body, however small, and of the units.
+
+    The entry's units are those of the size settings; a range may still enter or leave a
+    one-line getter. Each signature (:mod:`crystal_lsp.text.noise`) gives a function: from its
+    annotations, modifiers or decorators to the ``}`` that closes its body (brace languages) or
+    to the last line indented deeper than its ``def`` (indentation languages). Kept on the
+    tokens while they live.
+    """
+    key = f"_kept_function_extents_{indent}"
+    found: list[tuple[int, int]] | None = heavy.__dict__.get(key)
+    if found is None:
+        units = {(m.start, m.end) for m in entry.snippets if m.kind in (FUNCTION, CLASS)}
+        decorators = {b: a for a, b, kind in entry.noise if kind == DECORATOR}
+        for a, b, kind in entry.noise:
+            if kind != SIGNATURE:
+                continue
+            end = _indented_end(heavy, a, b) if indent else _closing_brace(heavy.texts, b)
+            if end > b:
+                units.add((_unit_start(heavy.texts, a, decorators, indent), end))
+        found = heavy.__dict__[key] = sorted(units)
+    return found
+
+
+def _unit_start(texts: Sequence[str], at: int, decorators: dict[int, int], indent: bool) -> int:
+    """Where a function whose signature starts at ``at`` begins (annotations, decorators)."""
+    if indent:
+        while at in decorators:
+            at = decorators[at]
+        return at
+    while at > 0 and texts[at - 1] not in _BLOCK_EDGES:
+        at -= 1
+    return at
+
+
+def _closing_brace(texts: Sequence[str], body: int) -> int:
+    """The end of a body whose ``{`` is token ``body - 1`` (``body``: none found)."""
+    if body <= 0 or texts[body - 1] != "{":
+        return body
+    depth = 1
+    for j in range(body, len(texts)):
+        if texts[j] == "{":
+            depth += 1
+        elif texts[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return body
+
+
+def _indented_end(heavy: Heavy, header: int, body: int) -> int:
+    """The end of an indented body after a header at ``header`` (``body``: its first token)."""
+    table = line_table(heavy)
+    starts, offsets, lines = heavy.starts, heavy.line_offsets, heavy.lines
+    column = starts[header] - offsets[lines[header]]
+    edges = statement_edges(heavy, True)
+    k = table.index(body) if body < len(lines) else len(table.firsts)
+    if k < len(table.firsts) and table.firsts[k] < body:
+        k += 1  # the body begins on the header's line: its lines are those after it
+    end = body
+    for first in table.firsts[k:]:
+        if edges.starts[first] and starts[first] - offsets[lines[first]] <= column:
+            break
+        end = table.ends[table.index(first)]
+    return end
+
+
+COVERED_UNIT = 0.6
+"""A range holding this share of the lines of a function it enters or leaves may take it whole."""
+
+Span = tuple[int, int]
+
+
+def within_units(
+    extents: list[Span], lines: Sequence[int], start: int, end: int
+) -> tuple[Span, Span | None] | None:
+    """Tokens ``[start, end)`` that enter or leave a unit, made not to (None: they do not).
+
+    Two ways: *best* takes each unit the range enters or leaves whole where the range holds
+    ``COVERED_UNIT`` of its lines, else leaves out the part of the range in it; *cut* leaves out
+    every such part (None when nothing remains). ``extents``: :func:`function_extents`.
+    """
+    lo_cut, hi_cut, lo_whole, hi_whole = start, end, start, end
+    lo_ok, hi_ok, straddles = True, True, False
+
+    def share(first: int, last: int, us: int, ue: int) -> float:
+        return (lines[last - 1] - lines[first] + 1) / (lines[ue - 1] - lines[us] + 1)
+
+    for us, ue in extents:
+        if us < start < ue < end:  # leaves a unit it began inside
+            straddles, lo_cut = True, max(lo_cut, ue)
+            lo_whole = min(lo_whole, us)
+            lo_ok = lo_ok and share(start, ue, us, ue) >= COVERED_UNIT
+        elif start < us < end < ue:  # enters a unit it does not finish
+            straddles, hi_cut = True, min(hi_cut, us)
+            hi_whole = max(hi_whole, ue)
+            hi_ok = hi_ok and share(us, end, us, ue) >= COVERED_UNIT
+    if not straddles:
+        return None
+    best = (lo_whole if lo_ok else lo_cut, hi_whole if hi_ok else hi_cut)
+    cut = (lo_cut, hi_cut) if lo_cut < hi_cut else None
+    return (best if best[0] < best[1] else (start, end)), cut

@@ -22,9 +22,14 @@ from typing import TYPE_CHECKING
 from crystal_lsp.clones.align.lines import entry_facts
 from crystal_lsp.clones.align.pairs import RegionPair
 from crystal_lsp.clones.align.regions import Region, as_unit
-from crystal_lsp.clones.align.statements import whole_statements
+from crystal_lsp.clones.align.statements import (
+    Span,
+    function_extents,
+    whole_statements,
+    within_units,
+)
 from crystal_lsp.clones.copies.reads import reads_of
-from crystal_lsp.text.entries import Entry, span_position
+from crystal_lsp.text.entries import Entry, Heavy, span_position
 from crystal_lsp.text.keywords import INDENT_LANGUAGES
 from crystal_lsp.text.snippets import FUNCTION, STATEMENTS
 from crystal_lsp.text.tables import assigned_name, depth_at, is_table
@@ -37,7 +42,7 @@ Decide = Callable[[Region, Region], "RegionPair | None"]
 Entries = Callable[[str], tuple[Entry, list[int]]]
 """The entry of a file, by path, and its :func:`~crystal_lsp.clones.align.regions.header_prefix`."""
 Bounds = Callable[[Region], "tuple[Region | None, Region | None]"]
-"""A region grown to whole statements and shrunk to them (None, None: it is on their edges)."""
+"""Two other forms of a region (:func:`statement_bounds`, :func:`unit_edges`; None: none)."""
 GROWN_LINES = 2.0
 """A region grown to whole statements may be this many times its lines (else it is shrunk)."""
 
@@ -130,6 +135,13 @@ def _on_statements(pair: RegionPair, bounds: Bounds, decide: Decide) -> RegionPa
     if wide_a.lines <= GROWN_LINES * pair.a.lines and wide_b.lines <= GROWN_LINES * pair.b.lines:
         tries.append((wide_a, wide_b))
     tries.append((shrunk_a if grown_a else pair.a, shrunk_b if grown_b else pair.b))
+    return _first_copy(tries, decide)
+
+
+def _first_copy(
+    tries: list[tuple[Region | None, Region | None]], decide: Decide
+) -> RegionPair | None:
+    """The first of the region pairs tried that is decided a copy (sides apart), or None."""
     for a, b in tries:
         if a is None or b is None or a.overlap(b):
             continue
@@ -141,11 +153,70 @@ def _on_statements(pair: RegionPair, bounds: Bounds, decide: Decide) -> RegionPa
     return None
 
 
+def as_within_units(
+    pairs: Sequence[RegionPair], edges: Bounds, decide: Decide
+) -> tuple[list[RegionPair], int]:
+    """The pairs with regions that enter or leave a unit made not to, where that is a copy.
+
+    ``edges`` gives a region's *best* form (each unit it enters or leaves taken whole where it
+    holds most of it, else the part inside left out) and its *cut* form (every such part left
+    out), see :func:`~crystal_lsp.clones.align.statements.within_units`; the first decided a
+    copy replaces the pair, which else stays as it was. Returns the pairs and how many changed.
+    """
+    out: list[RegionPair] = []
+    changed = 0
+    for pair in pairs:
+        best_a, cut_a = edges(pair.a)
+        best_b, cut_b = edges(pair.b)
+        better = None
+        if best_a is not None or best_b is not None:
+            tries: list[tuple[Region | None, Region | None]] = [
+                (best_a or pair.a, best_b or pair.b),
+                (cut_a if best_a else pair.a, cut_b if best_b else pair.b),
+            ]
+            better = _first_copy(tries, decide)
+        changed += better is not None
+        out.append(better if better is not None else pair)
+    return out, changed
+
+
 def statement_bounds(work: Workset, region: Region) -> tuple[Region | None, Region | None]:
     """``region`` grown to whole statements, and shrunk to them (None, None: on their edges).
 
-    See :func:`~crystal_lsp.clones.align.statements.whole_statements`; kept by content (an
-    unsaved buffer's is not), so a rescan that reuses the findings loads no tokens.
+    See :func:`~crystal_lsp.clones.align.statements.whole_statements`.
+    """
+
+    def spans(heavy: Heavy, indent: bool) -> tuple[Span | None, Span | None]:
+        grown, shrunk = whole_statements(heavy, indent, region.start, region.end)
+        return (None, None) if grown == (region.start, region.end) else (grown, shrunk)
+
+    return _kept_regions(work, region, "statements1", spans)
+
+
+def unit_edges(work: Workset, region: Region) -> tuple[Region | None, Region | None]:
+    """``region`` made not to enter or leave a unit: best and cut (None, None: it does not).
+
+    See :func:`~crystal_lsp.clones.align.statements.within_units`.
+    """
+
+    def spans(heavy: Heavy, indent: bool) -> tuple[Span | None, Span | None]:
+        extents = function_extents(work.entry(work.ids[region.path]), heavy, indent)
+        found = within_units(extents, heavy.lines, region.start, region.end)
+        return (None, None) if found is None else found
+
+    return _kept_regions(work, region, "units1", spans)
+
+
+def _kept_regions(
+    work: Workset,
+    region: Region,
+    kind: str,
+    spans: Callable[[Heavy, bool], tuple[Span | None, Span | None]],
+) -> tuple[Region | None, Region | None]:
+    """Two spans of a region's file computed on its tokens, as regions.
+
+    Kept by content (an unsaved buffer's are not), so a rescan that reuses the findings loads
+    no tokens. A whole unit gives (None, None).
     """
     if region.whole:
         return None, None
@@ -154,24 +225,20 @@ def statement_bounds(work: Workset, region: Region) -> tuple[Region | None, Regi
     file = work.finder.index.files[region.path]
     reads = None if file.override else reads_of(work)
     indent = entry.language in INDENT_LANGUAGES
-    key = f"statements1\0{file.sha}\0{indent}\0{region.start}\0{region.end}"
+    key = f"{kind}\0{file.sha}\0{indent}\0{region.start}\0{region.end}"
     found = reads.get_digests(key) if reads is not None else None
-    if found is None:  # two strings (what the memo keeps of a region): grown, shrunk
+    if found is None:  # two strings, as the memo keeps a region's digests
         heavy = work.side(fid).heavy
-        grown, shrunk = whole_statements(heavy, indent, region.start, region.end)
         found = [
             " ".join(str(x) for x in (*span, *span_position(*span, heavy))) if span else ""
-            for span in (grown, shrunk)
+            for span in spans(heavy, indent)
         ]
         if reads is not None:
             reads.put_digests(key, found)
-    grown_at = [int(x) for x in found[0].split()]
-    if tuple(grown_at[:2]) == (region.start, region.end):
-        return None, None
-    shrunk_at = [int(x) for x in found[1].split()]
-    return _region(entry, region.path, grown_at), (
-        _region(entry, region.path, shrunk_at) if shrunk_at else None
-    )
+    out = [
+        _region(entry, region.path, [int(x) for x in at.split()]) if at else None for at in found
+    ]
+    return out[0], out[1]
 
 
 def _region(entry: Entry, path: str, numbers: list[int]) -> Region:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 
-from crystal_lsp.clones.align.statements import whole_statements
+from crystal_lsp.clones.align.statements import function_extents, whole_statements, within_units
 from crystal_lsp.text.entries import Heavy, build_entry
 
 PYTHON = """def build(app, label):
@@ -72,3 +72,46 @@ def test_go_statements_end_at_line_ends() -> None:
     # from the call's first line; the if's statement ends its line (no ";" needed)
     assert _lines(heavy, grown) == (4, 9)
     assert _lines(heavy, shrunk) == (8, 9)
+
+
+JAVA = """class A {
+    int size() { return size; }
+
+    @Override
+    public int hash(long[] a) {
+        int h = 1;
+        for (long x : a) {
+            h = 31 * h + (int) x;
+        }
+        return h;
+    }
+}
+"""
+
+
+def test_small_functions_are_units_a_range_does_not_straddle() -> None:
+    entry = build_entry("A.java", JAVA, None, min_tokens=50, min_lines=5)
+    heavy = entry.heavy
+    assert heavy is not None
+    extents = function_extents(entry, heavy, False)
+    # the class, the one-line getter and the method with its annotation, though under the
+    # unit size
+    assert [_lines(heavy, e) for e in extents] == [(1, 12), (2, 2), (4, 11)]
+    # lines 6-11 leave the method at its end: no straddle
+    assert within_units(extents, heavy.lines, *_span(heavy, 6, 11)) is None
+    # entering the method for 4 of its 8 lines: that part is left out either way
+    best, cut = within_units(extents, heavy.lines, *_span(heavy, 2, 7)) or ((0, 0), None)
+    assert _lines(heavy, best) == _lines(heavy, cut) == (2, 2)
+    # for 7 of its 8 lines: best takes it whole, cut leaves it out
+    best, cut = within_units(extents, heavy.lines, *_span(heavy, 2, 10)) or ((0, 0), None)
+    assert (_lines(heavy, best), _lines(heavy, cut)) == ((2, 11), (2, 2))
+    # leaving the method after its first lines (5-11 of it) and entering nothing
+    best, cut = within_units(extents, heavy.lines, *_span(heavy, 7, 12)) or ((0, 0), None)
+    assert (_lines(heavy, best), _lines(heavy, cut)) == ((4, 12), (12, 12))
+
+
+def test_an_indented_function_ends_where_its_body_does() -> None:
+    entry = build_entry("m.py", PYTHON + "\n\nx = 1\n", None, min_tokens=50, min_lines=5)
+    assert entry.heavy is not None
+    extents = function_extents(entry, entry.heavy, True)
+    assert [_lines(entry.heavy, e) for e in extents] == [(1, 12)]

@@ -384,3 +384,72 @@ def test_a_python_range_starts_and_ends_with_whole_statements(tmp_path: pathlib.
             statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
             assert loc.first_line in {n.lineno for n in statements}, loc.describe()
             assert loc.last_line in {n.end_lineno for n in statements}, loc.describe()
+
+
+SEARCH_BODY = """        rangeCheck(a.length, fromIndex, toIndex);
+        int low = fromIndex;
+        int high = toIndex - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (a[mid] < key) {
+                low = mid + 1;
+            } else if (a[mid] > key) {
+                high = mid - 1;
+            } else {
+                audit.record("found", mid, key);
+                return mid;
+            }
+        }
+        audit.record("missed", low, key);
+        return -(low + 1);
+"""
+
+
+def _searches(cls: str, kind: str, other: str) -> str:
+    return (
+        f"class {cls} {{\n"
+        f"{other}\n"
+        f"    public static int search({kind}[] a, {kind} key) {{\n"
+        "        return search(a, 0, a.length, key);\n"
+        "    }\n"
+        "\n"
+        "    /** Searches a range. */\n"
+        f"    public static int search({kind}[] a, int fromIndex, int toIndex, {kind} key) {{\n"
+        f"{SEARCH_BODY}"
+        "    }\n"
+        "}\n"
+    )
+
+
+def _method(name: str, lines: list[str]) -> str:
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"    void {name}(Registry registry) {{\n{body}    }}\n"
+
+
+def test_a_range_takes_a_small_method_it_enters_whole(tmp_path: pathlib.Path) -> None:
+    """A one-line method (smaller than a unit) whose body starts a copy is taken whole."""
+    files = {
+        "A.java": _searches(
+            "A",
+            "long",
+            _method(
+                "prepare", [f'registry.put("a{i}", new Node({i}, {i * 3}));' for i in range(14)]
+            ),
+        ),
+        "B.java": _searches(
+            "B",
+            "int",
+            _method(
+                "check",
+                [f"if (registry.size() > {i}) {{ registry.trim({i}); }}" for i in range(14)],
+            ),
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    for finding in findings:
+        for loc in finding.locations:
+            text = files[loc.path].splitlines()
+            first = text[loc.first_line - 1].strip()
+            # not the body of the small method without its signature
+            assert not first.startswith("return search(a, 0"), (loc.describe(), first)
