@@ -43,14 +43,7 @@ from crystal_lsp.clones.copies.repeats import (  # without_repeats: also importe
     without_repeats,
     without_repeats_naive,  # noqa: F401
 )
-from crystal_lsp.clones.copies.units import (
-    as_whole_statements,
-    as_whole_units,
-    as_within_units,
-    statement_bounds,
-    table_name,
-    unit_edges,
-)
+from crystal_lsp.clones.copies.units import as_whole_units, on_edges, table_name
 from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
 from crystal_lsp.text.snippets import (
@@ -111,7 +104,7 @@ def findings_of(
     kept, nested_pairs = without_nested(joined)
     read = _Evidences(work)
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
-    kept, nested_again = _on_edges(work, kept, decide_whole)
+    kept, nested_again = on_edges(work, kept, decide_whole, read)
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_again + nested_classes
     evidences = [[read(shown(c.representative, m, pair)) for m, pair in c.members] for c in classes]
@@ -132,18 +125,6 @@ def findings_of(
         ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
         return sort_findings(ranked), +folded
     return [f for f in ranked if any(loc.touches(focus) for loc in f.locations)], +folded
-
-
-def _on_edges(
-    work: Workset, pairs: list[RegionPair], decide: Callable[[Region, Region], RegionPair | None]
-) -> tuple[list[RegionPair], int]:
-    """The pairs within units and on statement edges (:mod:`.units`), without those now nested.
-
-    After the filter of repetitive windows: a pair it kept stays a finding, its range changed.
-    """
-    pairs, _ = as_within_units(pairs, lambda r: unit_edges(work, r), decide)
-    pairs, _ = as_whole_statements(pairs, lambda r: statement_bounds(work, r), decide)
-    return without_nested(pairs)
 
 
 class _Sources:

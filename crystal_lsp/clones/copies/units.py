@@ -28,6 +28,9 @@ from crystal_lsp.clones.align.statements import (
     whole_statements,
     within_units,
 )
+from crystal_lsp.clones.copies.evidence import Evidence
+from crystal_lsp.clones.copies.levels import SHARE_MIN
+from crystal_lsp.clones.copies.merging import without_nested
 from crystal_lsp.clones.copies.reads import reads_of
 from crystal_lsp.text.entries import Entry, Heavy, span_position
 from crystal_lsp.text.keywords import INDENT_LANGUAGES
@@ -43,6 +46,10 @@ Entries = Callable[[str], tuple[Entry, list[int]]]
 """The entry of a file, by path, and its :func:`~crystal_lsp.clones.align.regions.header_prefix`."""
 Bounds = Callable[[Region], "tuple[Region | None, Region | None]"]
 """Two other forms of a region (:func:`statement_bounds`, :func:`unit_edges`; None: none)."""
+Keeps = Callable[[RegionPair, RegionPair], bool]
+"""``(pair, other form of it) -> whether the other form may replace it`` (it reads as a copy
+no less: :func:`crystal_lsp.clones.copies.build` keeps a copy's evidence above the copy rules'
+floor)."""
 GROWN_LINES = 2.0
 """A region grown to whole statements may be this many times its lines (else it is shrunk)."""
 
@@ -112,19 +119,21 @@ def table_name(work: Workset, region: Region) -> str | None:
 
 
 def as_whole_statements(
-    pairs: Sequence[RegionPair], bounds: Bounds, decide: Decide
+    pairs: Sequence[RegionPair], bounds: Bounds, decide: Decide, keeps: Keeps | None = None
 ) -> tuple[list[RegionPair], int]:
     """The pairs with regions on statement edges where that is a copy, and how many changed."""
     out: list[RegionPair] = []
     changed = 0
     for pair in pairs:
-        better = _on_statements(pair, bounds, decide)
+        better = _on_statements(pair, bounds, decide, keeps)
         changed += better is not None
         out.append(better if better is not None else pair)
     return out, changed
 
 
-def _on_statements(pair: RegionPair, bounds: Bounds, decide: Decide) -> RegionPair | None:
+def _on_statements(
+    pair: RegionPair, bounds: Bounds, decide: Decide, keeps: Keeps | None
+) -> RegionPair | None:
     """The pair grown to whole statements, else shrunk to them, if that is a copy (else None)."""
     grown_a, shrunk_a = bounds(pair.a)
     grown_b, shrunk_b = bounds(pair.b)
@@ -135,26 +144,32 @@ def _on_statements(pair: RegionPair, bounds: Bounds, decide: Decide) -> RegionPa
     if wide_a.lines <= GROWN_LINES * pair.a.lines and wide_b.lines <= GROWN_LINES * pair.b.lines:
         tries.append((wide_a, wide_b))
     tries.append((shrunk_a if grown_a else pair.a, shrunk_b if grown_b else pair.b))
-    return _first_copy(tries, decide)
+    return _first_copy(pair, tries, decide, keeps)
 
 
 def _first_copy(
-    tries: list[tuple[Region | None, Region | None]], decide: Decide
+    pair: RegionPair,
+    tries: list[tuple[Region | None, Region | None]],
+    decide: Decide,
+    keeps: Keeps | None,
 ) -> RegionPair | None:
-    """The first of the region pairs tried that is decided a copy (sides apart), or None."""
+    """The first region pair tried that is a copy and may replace ``pair`` (else None).
+
+    Its two sides apart; ``keeps`` (when given) lets it replace ``pair``.
+    """
     for a, b in tries:
         if a is None or b is None or a.overlap(b):
             continue
         if a.path == b.path and (a.within(b) or b.within(a)):
             continue
         found = decide(a, b)
-        if found is not None:
+        if found is not None and (keeps is None or keeps(pair, found)):
             return found
     return None
 
 
 def as_within_units(
-    pairs: Sequence[RegionPair], edges: Bounds, decide: Decide
+    pairs: Sequence[RegionPair], edges: Bounds, decide: Decide, keeps: Keeps | None = None
 ) -> tuple[list[RegionPair], int]:
     """The pairs with regions that enter or leave a unit made not to, where that is a copy.
 
@@ -174,7 +189,7 @@ def as_within_units(
                 (best_a or pair.a, best_b or pair.b),
                 (cut_a if best_a else pair.a, cut_b if best_b else pair.b),
             ]
-            better = _first_copy(tries, decide)
+            better = _first_copy(pair, tries, decide, keeps)
         changed += better is not None
         out.append(better if better is not None else pair)
     return out, changed
@@ -247,3 +262,28 @@ def _region(entry: Entry, path: str, numbers: list[int]) -> Region:
     unit = entry_facts(entry).enclosing(start, end)
     whole = unit >= 0 and (entry.snippets[unit].start, entry.snippets[unit].end) == (start, end)
     return Region(path, start, end, first_line, first_col, last_line, last_col, unit, whole)
+
+
+def on_edges(
+    work: Workset,
+    pairs: list[RegionPair],
+    decide: Decide,
+    read: Callable[[RegionPair], Evidence],
+) -> tuple[list[RegionPair], int]:
+    """The pairs within units and on statement edges, without those now nested (and how many).
+
+    After the filter of repetitive windows: a pair it kept stays a finding, its range changed.
+    A new range replaces a pair's only when the pair still reads as a copy where it did (its
+    identical lines at least ``SHARE_MIN``, or renamed): the default view keeps it.
+    """
+
+    def copy_like(pair: RegionPair) -> bool:
+        ev = read(pair)
+        return ev.share >= SHARE_MIN or ev.renamed or ev.consistent
+
+    def keeps(old: RegionPair, new: RegionPair) -> bool:
+        return copy_like(new) or not copy_like(old)
+
+    pairs, _ = as_within_units(pairs, lambda r: unit_edges(work, r), decide, keeps)
+    pairs, _ = as_whole_statements(pairs, lambda r: statement_bounds(work, r), decide, keeps)
+    return without_nested(pairs)
