@@ -104,7 +104,7 @@ def findings_of(
     kept, nested_pairs = without_nested(joined)
     read = _Evidences(work)
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
-    kept, nested_again = on_edges(work, kept, decide_whole, read)
+    kept, nested_again = on_edges(work, kept, decide_whole, lambda p: _level(work, p, read))
     classes, nested_classes = drop_nested(clone_classes(kept))
     folded[NESTED] = nested_pairs + nested_again + nested_classes
     evidences = [[read(shown(c.representative, m, pair)) for m, pair in c.members] for c in classes]
@@ -125,6 +125,11 @@ def findings_of(
         ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
         return sort_findings(ranked), +folded
     return [f for f in ranked if any(loc.touches(focus) for loc in f.locations)], +folded
+
+
+def _level(work: Workset, pair: RegionPair, read: Callable[[RegionPair], Evidence]) -> str:
+    """The level of a pair as a finding of its own (copy, or similar structure)."""
+    return class_finding(work, CloneClass(pair.a, [(pair.b, pair)]), [read(pair)]).level
 
 
 class _Sources:

@@ -28,10 +28,9 @@ from crystal_lsp.clones.align.statements import (
     whole_statements,
     within_units,
 )
-from crystal_lsp.clones.copies.evidence import Evidence
-from crystal_lsp.clones.copies.levels import SHARE_MIN
 from crystal_lsp.clones.copies.merging import without_nested
 from crystal_lsp.clones.copies.reads import reads_of
+from crystal_lsp.clones.findings import COPY
 from crystal_lsp.text.entries import Entry, Heavy, span_position
 from crystal_lsp.text.keywords import INDENT_LANGUAGES
 from crystal_lsp.text.snippets import FUNCTION, STATEMENTS
@@ -268,21 +267,17 @@ def on_edges(
     work: Workset,
     pairs: list[RegionPair],
     decide: Decide,
-    read: Callable[[RegionPair], Evidence],
+    level_of: Callable[[RegionPair], str],
 ) -> tuple[list[RegionPair], int]:
     """The pairs within units and on statement edges, without those now nested (and how many).
 
     After the filter of repetitive windows: a pair it kept stays a finding, its range changed.
-    A new range replaces a pair's only when the pair still reads as a copy where it did (its
-    identical lines at least ``SHARE_MIN``, or renamed): the default view keeps it.
+    A new range replaces a pair's only when the pair keeps its level (``level_of``: a copy
+    stays a copy), so that no finding leaves the default view for its range.
     """
 
-    def copy_like(pair: RegionPair) -> bool:
-        ev = read(pair)
-        return ev.share >= SHARE_MIN or ev.renamed or ev.consistent
-
     def keeps(old: RegionPair, new: RegionPair) -> bool:
-        return copy_like(new) or not copy_like(old)
+        return level_of(new) == COPY or level_of(old) != COPY
 
     pairs, _ = as_within_units(pairs, lambda r: unit_edges(work, r), decide, keeps)
     pairs, _ = as_whole_statements(pairs, lambda r: statement_bounds(work, r), decide, keeps)

@@ -453,3 +453,30 @@ def test_a_range_takes_a_small_method_it_enters_whole(tmp_path: pathlib.Path) ->
             first = text[loc.first_line - 1].strip()
             # not the body of the small method without its signature
             assert not first.startswith("return search(a, 0"), (loc.describe(), first)
+
+
+def test_a_new_range_replaces_a_pair_only_when_it_keeps_its_level() -> None:
+    """A copy whose range, made not to straddle, reads as similar structure stays as it was."""
+    from crystal_lsp.clones.align.pairs import RegionPair
+    from crystal_lsp.clones.align.regions import Region
+    from crystal_lsp.clones.copies.units import as_within_units
+
+    def region(path: str, start: int, end: int) -> Region:
+        return Region(path, start, end, start, 1, end, 1, -1, False)
+
+    pair = RegionPair(region("a.go", 10, 90), region("b.go", 10, 90), 0.9, 0.8, 60)
+    cut = {"a.go": region("a.go", 30, 90), "b.go": region("b.go", 30, 90)}
+
+    def edges(r: Region) -> tuple[Region | None, Region | None]:
+        return cut[r.path], cut[r.path]
+
+    def decide(a: Region, b: Region) -> RegionPair:
+        return RegionPair(a, b, 0.9, 0.8, 40)  # under 50 copied tokens: a short repeat
+
+    def level(p: RegionPair) -> str:
+        return "copy" if p.copied >= 50 else "similar"
+
+    kept, changed = as_within_units([pair], edges, decide, lambda old, new: level(new) == "copy")
+    assert (kept, changed) == ([pair], 0)
+    kept, changed = as_within_units([pair], edges, decide)
+    assert changed == 1 and kept[0].a == cut["a.go"]
