@@ -6,8 +6,10 @@
 For every location of every finding (issue 31, "whole units as ranges"):
 
 * ``boundaries``: the range starts at the first token of a statement and ends at the last token
-  of one (brace languages: after and at ``;``, ``{`` or ``}``; indentation languages: a logical
-  line at bracket depth 0);
+  of one (brace languages that end statements with ``;``: after and at ``;``, ``{`` or ``}``;
+  indentation languages and brace languages that end statements at line ends (Go, JavaScript
+  without semicolons): a line break at bracket depth 0, the line before not ending in an
+  operator or a comma);
 * ``in signature``: the range starts after a function's header began and before its body opened,
   or ends inside such a header;
 * ``mid-unit``: lines of one function covering most (>= 60 %) of its lines, the signature left
@@ -29,10 +31,15 @@ import sys
 from collections import Counter
 from typing import Any
 
-from crystal_lsp.text.entries import Entry, build_entry
+from crystal_lsp.text.entries import Entry, SnippetMeta, build_entry
 from crystal_lsp.text.snippets import CLASS, CONTAINERS, FUNCTION
 
 _BOUNDARY = frozenset({";", "{", "}"})
+# a line ending in one of these goes on on the next (no statement ends there)
+_CONTINUED = frozenset(
+    {",", "(", "[", "=", "+", "-", "*", "/", "%", "&&", "||", "&", "|", "?", ":", ".", "->", "=>"}
+    | {":=", "+=", "-=", "==", "!=", "<", ">", "<=", ">="}
+)
 
 
 class FileFacts:
@@ -46,6 +53,9 @@ class FileFacts:
         self.brace = "{" in self.heavy.texts and entry.language not in ("python", "ruby")
         self.lines = source.split("\n")
         self.token_lines = list(self.heavy.lines)
+        # statements end at ";" (else at line ends: Go, JavaScript without semicolons)
+        semicolons = sum(1 for text in self.heavy.texts if text == ";")
+        self.semicolons = self.brace and semicolons >= 0.05 * len(set(self.token_lines))
         self.depth = self._depths()
         self.units = [m for m in entry.snippets if m.kind in CONTAINERS]
         code_lines = set(self.token_lines)
@@ -57,14 +67,27 @@ class FileFacts:
         }
 
     def _depths(self) -> list[int]:
+        """Per token: the open brackets after it (braces too where they are not blocks)."""
+        opening, closing = ("(", "["), (")", "]")
+        if not self.brace:
+            opening, closing = ("(", "[", "{"), (")", "]", "}")
         depth, out = 0, []
-        for text in self.heavy.texts:
-            if text in ("(", "["):
+        for text, cat in zip(self.heavy.texts, self.heavy.cats):
+            if cat == "S":  # the braces of an f-string's fields
+                pass
+            elif text in opening:
                 depth += 1
-            elif text in (")", "]"):
+            elif text in closing:
                 depth = max(0, depth - 1)
             out.append(depth)
         return out
+
+    def _line_break(self, i: int) -> bool:
+        """Whether a statement may end between tokens ``i`` and ``i + 1`` (by lines)."""
+        texts = self.heavy.texts
+        if self.token_lines[i] == self.token_lines[i + 1] or self.depth[i] != 0:
+            return False
+        return not self.brace or texts[i] in ("{", "}") or texts[i] not in _CONTINUED
 
     def _string_only_lines(self) -> set[int]:
         cats, lines = self.heavy.cats, self.token_lines
@@ -82,19 +105,19 @@ class FileFacts:
     def starts_statement(self, i: int) -> bool:
         if i <= 0:
             return True
-        if self.brace:
-            texts = self.heavy.texts
+        texts = self.heavy.texts
+        if self.semicolons:
             prev = texts[i - 1]
             return prev in _BOUNDARY or prev.endswith(("{", "}", ";")) or texts[i].startswith("@")
-        return self.token_lines[i - 1] < self.token_lines[i] and self.depth[i - 1] == 0
+        return self._line_break(i - 1) or (self.brace and texts[i - 1] in _BOUNDARY)
 
     def ends_statement(self, i: int) -> bool:
         texts = self.heavy.texts
         if i >= len(texts) - 1:
             return True
-        if self.brace:
+        if self.semicolons:
             return texts[i] in _BOUNDARY or texts[i].endswith(("{", "}", ";"))
-        return self.token_lines[i + 1] > self.token_lines[i] and self.depth[i] == 0
+        return self._line_break(i) or (self.brace and texts[i] in _BOUNDARY)
 
     def header(self, start: int, end: int) -> tuple[int, int]:
         """Tokens ``[start, body)`` of a unit's header (up to its body's ``{`` or ``:``)."""
@@ -107,8 +130,14 @@ class FileFacts:
         return start, start
 
 
-def audit(root: pathlib.Path, scan: dict[str, Any]) -> dict[str, Any]:
-    """The counts of the module docstring for one scan of ``root``."""
+def audit(
+    root: pathlib.Path, scan: dict[str, Any], show: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The counts of the module docstring for one scan of ``root``.
+
+    ``show``: checks (``boundaries``, ``in signature``, ``mid-unit``, ``straddles``, ``repeats``)
+    whose failing locations are printed to stderr, each with its first and last line.
+    """
     facts: dict[str, FileFacts] = {}
     counts: Counter[str] = Counter()
     doc_lines = all_lines = 0
@@ -118,7 +147,10 @@ def audit(root: pathlib.Path, scan: dict[str, Any]) -> dict[str, Any]:
             (loc["path"], loc["start"]["line"], loc["end"]["line"]) for loc in finding["locations"]
         ]
         counts["findings"] += 1
-        counts["repeats"] += _repeats(places, shown)
+        repeated = _repeats(places, shown)
+        counts["repeats"] += repeated
+        if repeated and "repeats" in show:
+            print(f"repeats: finding {counts['findings']}: {places}", file=sys.stderr)
         counts["shared locations"] += sum(
             any(_overlap(p, q) for earlier in shown for q in earlier) for p in places
         )
@@ -134,11 +166,17 @@ def audit(root: pathlib.Path, scan: dict[str, Any]) -> dict[str, Any]:
                 continue
             counts["locations"] += 1
             counts[f"kind {loc['kind'] if loc['kind'] in ('lines', 'file') else 'unit'}"] += 1
-            counts["boundaries"] += f.starts_statement(a) and f.ends_statement(b)
-            counts["in signature"] += _in_signature(f, a, b)
+            checks = {
+                "boundaries": not (f.starts_statement(a) and f.ends_statement(b)),
+                "in signature": _in_signature(f, a, b),
+            }
             if loc["kind"] == "lines":
-                counts["mid-unit"] += _mid_unit(f, a, b)
-                counts["straddles"] += _straddles(f, a, b)
+                checks["mid-unit"] = _mid_unit(f, a, b)
+                checks["straddles"] = _straddles(f, a, b)
+            for check, failed in checks.items():
+                counts[check] += failed if check != "boundaries" else not failed
+                if failed and check in show:
+                    _show(check, counts["findings"], f, path, first, last)
             span = range(first - 1, last)
             doc_lines += sum(1 for i in span if i in f.doc)
             all_lines += len(span)
@@ -148,6 +186,19 @@ def audit(root: pathlib.Path, scan: dict[str, Any]) -> dict[str, Any]:
     out["boundary share"] = round(counts["boundaries"] / n, 4)
     out["repeat share"] = round(counts["repeats"] / (counts["findings"] or 1), 4)
     return out
+
+
+def _show(check: str, finding: int, f: FileFacts, path: str, first: int, last: int) -> None:
+    head, tail = f.lines[first - 1].strip(), f.lines[last - 1].strip()
+    print(f"{check}: finding {finding}: {path}:{first}-{last}", file=sys.stderr)
+    print(f"    {first}: {head[:100]}\n    {last}: {tail[:100]}", file=sys.stderr)
+    if check == "straddles":
+        a, b = f.tokens_of(first, last)
+        unit = _straddled(f, a, b)
+        if unit is not None:
+            print(
+                f"    {unit.kind} {unit.name} {unit.first_line}-{unit.last_line}", file=sys.stderr
+            )
 
 
 def _overlap(p: tuple[str, int, int], q: tuple[str, int, int]) -> bool:
@@ -186,13 +237,21 @@ def _mid_unit(f: FileFacts, a: int, b: int) -> bool:
 
 
 def _straddles(f: FileFacts, a: int, b: int) -> bool:
+    return _straddled(f, a, b) is not None
+
+
+def _straddled(f: FileFacts, a: int, b: int) -> SnippetMeta | None:
+    """A function or class the tokens ``[a, b]`` enter or leave without covering it whole.
+
+    A range inside one unit (its first lines, signature included, or its last ones) crosses
+    no boundary of it.
+    """
     for unit in f.units:
         if unit.kind not in (FUNCTION, CLASS):
             continue
-        partly = unit.start < a < unit.end <= b or a <= unit.start < b < unit.end - 1
-        if partly:
-            return True
-    return False
+        if unit.start < a < unit.end <= b or a < unit.start <= b < unit.end - 1:
+            return unit
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,8 +259,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("root", type=pathlib.Path)
     ap.add_argument("scan", type=pathlib.Path, help="the JSON of `crystal-lsp scan --format json`")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
+    ap.add_argument(
+        "--show",
+        action="append",
+        default=[],
+        help="print the locations failing this check to stderr (repeatable): boundaries, "
+        "'in signature', mid-unit, straddles, repeats",
+    )
     args = ap.parse_args(argv)
-    result = audit(args.root, json.loads(args.scan.read_text(encoding="utf-8")))
+    scan = json.loads(args.scan.read_text(encoding="utf-8"))
+    result = audit(args.root, scan, frozenset(args.show))
     if args.json:
         print(json.dumps(result, indent=1, sort_keys=True))
     else:

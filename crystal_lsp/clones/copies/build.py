@@ -45,7 +45,7 @@ from crystal_lsp.clones.copies.repeats import (  # without_repeats: also importe
     without_repeats,
     without_repeats_naive,  # noqa: F401
 )
-from crystal_lsp.clones.copies.units import as_whole_units, table_name
+from crystal_lsp.clones.copies.units import as_whole_units, on_edges, table_name
 from crystal_lsp.clones.findings import LINES, Finding, Location, Pair, sort_findings
 from crystal_lsp.text.entries import Entry, SnippetMeta
 from crystal_lsp.text.snippets import (
@@ -106,8 +106,9 @@ def findings_of(
     kept, nested_pairs = without_nested(joined)
     read = _Evidences(work)
     kept, folded[REPETITIVE] = _without_repetitive(work, kept, read)
+    kept, nested_again = on_edges(work, kept, decide_whole, lambda p: _level(work, p, read))
     classes, nested_classes = drop_nested(clone_classes(kept))
-    folded[NESTED] = nested_pairs + nested_classes
+    folded[NESTED] = nested_pairs + nested_again + nested_classes
     evidences = [[read(shown(c.representative, m, pair)) for m, pair in c.members] for c in classes]
 
     place = _TopUnits(work)
@@ -124,10 +125,13 @@ def findings_of(
     folded[NESTED] += shown_again
     if focus is None:  # a focused search (a snippet, an editor's file) wants every copy of it
         ranked, folded[SHOWN_PAIR] = trim_shown(ranked, sources.rebuild)
-        ranked = sort_findings(ranked)
-    if focus is not None:
-        ranked = [f for f in ranked if any(loc.touches(focus) for loc in f.locations)]
-    return ranked, +folded
+        return sort_findings(ranked), +folded
+    return [f for f in ranked if any(loc.touches(focus) for loc in f.locations)], +folded
+
+
+def _level(work: Workset, pair: RegionPair, read: Callable[[RegionPair], Evidence]) -> str:
+    """The level of a pair as a finding of its own (copy, or similar structure)."""
+    return class_finding(work, CloneClass(pair.a, [(pair.b, pair)]), [read(pair)]).level
 
 
 class _Sources:

@@ -107,9 +107,10 @@ def trim_shown(findings: list[Finding], rebuild: Rebuild) -> tuple[list[Finding]
     """The ranked findings without members that repeat a pair shown higher, and how many went.
 
     Two locations of a finding that overlap two different locations of one finding ranked
-    higher are a pair that finding already shows: the later of the two is left out (its pairs
-    with it), the representative always kept, and so is the closest partner of each member
-    that lies where no higher finding shows anything. A finding left with fewer than two locations is
+    higher are a pair that finding already shows: one of the two is left out (its pairs with
+    it); the representative is always kept, and so is the closest partner of each member that
+    lies where no higher finding shows anything (its twin of the same normalized text first),
+    then the others in order. A finding left with fewer than two locations is
     left out whole. Returns the findings (a trimmed one rebuilt by ``rebuild``, its evidence
     read on the pairs it keeps) and the number of members left out.
     """
@@ -143,12 +144,30 @@ def _unshown(finding: Finding, kept: list[Finding], where: Spans[tuple[int, int]
         touched.append(hosts)
     # a member where no higher finding shows anything keeps its closest partner, whatever it
     # repeats: a paste of one of several per-type variants must stay paired with its original
-    protected = {_closest(finding, k) for k, hosts in enumerate(touched) if not hosts}
-    keep: list[int] = []
+    outside = [k for k, hosts in enumerate(touched) if not hosts]
+    twins = {t for k in outside for t in _twins(finding, k)[:1]}
+    first = [finding.representative, *sorted(twins - {finding.representative})]
+    closest = {_closest(finding, k) for k in outside if not _twins(finding, k)}
+    for k in sorted(closest - set(first)):  # kept unless it repeats a pair with a twin
+        if not any(_clash(touched[k], touched[t]) for t in twins):
+            first.append(k)
+    keep = list(first)  # then the others, each unless it repeats a pair with one kept
     for k, hosts in enumerate(touched):
-        if k in protected or not any(_clash(hosts, touched[i]) for i in keep):
+        if k not in first and not any(_clash(hosts, touched[i]) for i in keep):
             keep.append(k)
-    return keep
+    return sorted(keep)
+
+
+def _twins(finding: Finding, k: int) -> list[int]:
+    """The other members of the same normalized text as member ``k`` (a paste and its original).
+
+    A class pairs its members with its representative only: by its pairs alone a paste of one
+    of several per-type variants would be kept with the representative and lose its original.
+    """
+    norm = finding.locations[k].norm_sha
+    return [
+        j for j, loc in enumerate(finding.locations) if j != k and norm and loc.norm_sha == norm
+    ]
 
 
 def _closest(finding: Finding, k: int) -> int:

@@ -126,3 +126,31 @@ def test_no_pair_of_places_in_two_findings(tmp_path: pathlib.Path) -> None:
         for g in found[:k]:
             hit = [{j for j, y in enumerate(g.locations) if _touch(x, y)} for x in f.locations]
             assert sum(1 for h in hit if h) <= 1
+
+
+def test_a_paste_of_one_variant_keeps_its_original_not_the_representative() -> None:
+    """Per-type variants, two inside two windows shown higher; one pasted outside them.
+
+    The class pairs every member with its representative only; the paste (the same normalized
+    text as its original) keeps its original, and the other variant inside the windows goes.
+    """
+
+    def variant(path: str, first: int, norm: str) -> Location:
+        return Location(path, first, 1, first + 30, 1, "function", "f", 100, "", norm)
+
+    host = finding([loc("A.java", 100, 400), loc("A.java", 500, 800)])
+    variants = finding(
+        [
+            variant("B.java", 1, "int"),
+            variant("A.java", 200, "long"),
+            variant("C.java", 1, "char"),
+            variant("A.java", 600, "char"),
+        ]
+    )
+    kept, dropped = trim_shown([host, variants], kept_locations)
+    assert dropped == 1
+    assert [(x.path, x.first_line) for x in kept[1].locations] == [
+        ("B.java", 1),
+        ("C.java", 1),
+        ("A.java", 600),
+    ]

@@ -330,3 +330,153 @@ def test_keyword_arguments_of_a_call_are_not_data() -> None:
     inside = tokens.texts.index("code")
     assert depth_at(tokens.texts, cats, 0, inside) == -1
     assert not is_table(tokens.texts, cats, inside, len(tokens.texts) - 1, -1)
+
+
+PY_BODY = """    for field in operation.fields:
+        if field.name in app.reserved:
+            raise ValueError(f"reserved name {field.name!r} in {app.label}")
+        column = app.columns.get(field.name)
+        if column is None:
+            column = app.add_column(field.name, field.kind, null=field.null)
+        elif column.kind != field.kind:
+            app.alter_column(column, field.kind, default=field.default)
+    app.log("built", operation.name, len(operation.fields))
+    return operation
+"""
+
+
+def _py_builder(name: str, before: list[str], head: str) -> str:
+    lines = "".join(f"    {line}\n" for line in before)
+    return (
+        f"def {name}(self, app, label):\n"
+        f"{lines}{head}"
+        "        bases=self.bases,\n"
+        "        managers=self.managers,\n"
+        '        options={"ordering": ["id"], "verbose_name": label, "proxy": False},\n'
+        "        fields=[(f.name, f.clone()) for f in self.fields if not f.hidden],\n"
+        "    )\n"
+        f"{PY_BODY}"
+    )
+
+
+def test_a_python_range_starts_and_ends_with_whole_statements(tmp_path: pathlib.Path) -> None:
+    """The copy's first call differs in its first arguments: the range holds the whole call."""
+    import ast
+
+    files = {
+        "a.py": _py_builder(
+            "build_model",
+            [f'counters["{i}"] = app.count({i}) + {i * 7}' for i in range(14)],
+            '    operation = make_model(\n        "alpha", 3, True,\n',
+        ),
+        "b.py": "import os\n\n\n"
+        + _py_builder(
+            "build_proxy",
+            [f"if label.startswith({chr(97 + i)!r}):\n        yield {i}, None" for i in range(14)],
+            "    result[key] = Proxy.create(app.registry[label],\n        name=label.upper(),\n",
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    for finding in findings:
+        for loc in finding.locations:
+            tree = ast.parse(files[loc.path])
+            statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+            assert loc.first_line in {n.lineno for n in statements}, loc.describe()
+            assert loc.last_line in {n.end_lineno for n in statements}, loc.describe()
+
+
+SEARCH_BODY = """        rangeCheck(a.length, fromIndex, toIndex);
+        int low = fromIndex;
+        int high = toIndex - 1;
+        while (low <= high) {
+            int mid = (low + high) >>> 1;
+            if (a[mid] < key) {
+                low = mid + 1;
+            } else if (a[mid] > key) {
+                high = mid - 1;
+            } else {
+                audit.record("found", mid, key);
+                return mid;
+            }
+        }
+        audit.record("missed", low, key);
+        return -(low + 1);
+"""
+
+
+def _searches(cls: str, kind: str, other: str) -> str:
+    return (
+        f"class {cls} {{\n"
+        f"{other}\n"
+        f"    public static int search({kind}[] a, {kind} key) {{\n"
+        "        return search(a, 0, a.length, key);\n"
+        "    }\n"
+        "\n"
+        "    /** Searches a range. */\n"
+        f"    public static int search({kind}[] a, int fromIndex, int toIndex, {kind} key) {{\n"
+        f"{SEARCH_BODY}"
+        "    }\n"
+        "}\n"
+    )
+
+
+def _method(name: str, lines: list[str]) -> str:
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"    void {name}(Registry registry) {{\n{body}    }}\n"
+
+
+def test_a_range_takes_a_small_method_it_enters_whole(tmp_path: pathlib.Path) -> None:
+    """A one-line method (smaller than a unit) whose body starts a copy is taken whole."""
+    files = {
+        "A.java": _searches(
+            "A",
+            "long",
+            _method(
+                "prepare", [f'registry.put("a{i}", new Node({i}, {i * 3}));' for i in range(14)]
+            ),
+        ),
+        "B.java": _searches(
+            "B",
+            "int",
+            _method(
+                "check",
+                [f"if (registry.size() > {i}) {{ registry.trim({i}); }}" for i in range(14)],
+            ),
+        ),
+    }
+    findings = find_all(tmp_path / "repo", files, show_similar=True)
+    assert findings
+    for finding in findings:
+        for loc in finding.locations:
+            text = files[loc.path].splitlines()
+            first = text[loc.first_line - 1].strip()
+            # not the body of the small method without its signature
+            assert not first.startswith("return search(a, 0"), (loc.describe(), first)
+
+
+def test_a_new_range_replaces_a_pair_only_when_it_keeps_its_level() -> None:
+    """A copy whose range, made not to straddle, reads as similar structure stays as it was."""
+    from crystal_lsp.clones.align.pairs import RegionPair
+    from crystal_lsp.clones.align.regions import Region
+    from crystal_lsp.clones.copies.units import as_within_units
+
+    def region(path: str, start: int, end: int) -> Region:
+        return Region(path, start, end, start, 1, end, 1, -1, False)
+
+    pair = RegionPair(region("a.go", 10, 90), region("b.go", 10, 90), 0.9, 0.8, 60)
+    cut = {"a.go": region("a.go", 30, 90), "b.go": region("b.go", 30, 90)}
+
+    def edges(r: Region) -> tuple[Region | None, Region | None]:
+        return cut[r.path], cut[r.path]
+
+    def decide(a: Region, b: Region) -> RegionPair:
+        return RegionPair(a, b, 0.9, 0.8, 40)  # under 50 copied tokens: a short repeat
+
+    def level(p: RegionPair) -> str:
+        return "copy" if p.copied >= 50 else "similar"
+
+    kept, changed = as_within_units([pair], edges, decide, lambda old, new: level(new) == "copy")
+    assert (kept, changed) == ([pair], 0)
+    kept, changed = as_within_units([pair], edges, decide)
+    assert changed == 1 and kept[0].a == cut["a.go"]
