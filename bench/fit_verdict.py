@@ -75,6 +75,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--reuse", action="store_true", help="reuse saved scans")
     ap.add_argument("--scans", type=Path, help="where scans are saved (default: under --cache)")
     ap.add_argument("--keep", type=float, default=KEEP, help="share of the rules' A to keep")
+    ap.add_argument(
+        "--no-move",
+        action="store_true",
+        help="write cuts that move nothing off the rules (the chosen cut is reported only)",
+    )
     ap.add_argument("--l2", type=float, default=L2)
     ap.add_argument("--features", help="comma-separated subset of the model's features")
     ap.add_argument("--evaluate-only", action="store_true", help="score with the shipped model")
@@ -401,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     curve = tradeoff(by_project, probs, store)
     base_probs = lopo(by_project, BASELINE_FEATURES, a.l2)
     before = pooled(tables(by_project, base_probs, BASELINE_CUTS, store))
-    cuts = cuts if a.evaluate_only else choose_cut(curve, before, a.keep)
+    chosen = choose_cut(curve, before, a.keep)
+    if not a.evaluate_only:
+        cuts = RULES if a.no_move else chosen
     table = tables(by_project, probs, cuts, store)
     summary: dict[str, Any] = {
         "cuts": cuts,
@@ -411,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         "rules_per_project": rules,
         "rules_pooled": pooled(rules),
         "before": before,
+        "chosen_cut": chosen,
         "tradeoff": curve,
         "rule_of_choice": f"the cut of highest pooled precision keeping >= {a.keep} of the A "
         "and at least the top-ten A of the verdict before (the rules ranked by the 20-feature "

@@ -21,16 +21,9 @@ parallel units, vendored code, sync/async twins, mostly declarations, parallel i
 parallel structure (under half of the code lines identical and no one-to-one renaming); else a
 copy. The calibrated verdict (:mod:`.verdict`) then moves findings: a rules copy whose
 probability is under the model's ``demote`` cut is similar structure, a rules similar
-structure at or over its ``promote`` cut a copy. The shipped model has one cut for both
-(``demote == promote``), so past the invariants the verdict alone decides and the rules only
-name what a pair is; the cut is chosen from the leave-one-project-out trade-off
-(``bench/fit_verdict.py``: the highest pooled precision that keeps 0.9 of the A the finder
-showed before and its top-ten A).
-
-Every finding carries phrases that describe its best pair -- each one true of it, read off the
-evidence: what it is (a family, vendored code, twins, declarations, parallel implementations,
-a short repeat, other data, mirror variants, parallel structure), the one-to-one renaming with
-its names, how many code lines are identical, and what the differing lines differ in.
+structure at or over its ``promote`` cut a copy. The shipped cuts move nothing
+(``bench/fit_verdict.py --no-move``): the cut the leave-one-project-out trade-off chooses
+hides small renamed and edited copies (bench/README.md).
 """
 
 from __future__ import annotations

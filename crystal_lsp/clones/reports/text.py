@@ -24,7 +24,7 @@ LEGEND = (
     "legend: p = probability that a finding's best pair is a copy worth acting on (a model "
     "calibrated on judged real code); identical whole units and best pairs with 0.8 of 10+ "
     "code lines identical and copies renamed one-to-one (5+ code lines) are copies, type "
-    "variants are not, any other finding is a copy when its p reaches the model's cut "
+    "variants are not, the rules and the model's cuts decide the rest "
     "(crystal_lsp/data/verdict.json); code lines = lines with code (not blank, comment, "
     "docstring or punctuation-only lines) of the best pair; "
     "similarity = CrystalBLEU of the normalized ranges (names and literals abstracted: 1.000 "
