@@ -39,21 +39,51 @@ def _rss_kb(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
-def test_typing_does_not_grow_memory(tmp_path: Path) -> None:
+def _opened(tmp_path: Path) -> tuple[RawServer, str, list[str]]:
+    """The server on a copy of the email package, the 3,000-line file open: server, uri, lines."""
     # real code: the standard library's email package (its 3,000-line header parser is edited)
     root = tmp_path / "ws"
     shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / "email", root)
     text = (root / TARGET).read_text(encoding="utf-8")
     raw = RawServer(tmp_path / "cache")
+    raw.initialize(root)
+    uri = (root / TARGET).as_uri()
+    doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+    raw.notify("textDocument/didOpen", {"textDocument": doc})
+    raw.diagnostics(uri, 1)
+    return raw, uri, text.split("\n")
+
+
+def _type(raw: RawServer, uri: str, version: int, at: tuple[int, int, int], text: str) -> None:
+    """Replace columns ``at[1]:at[2]`` of line ``at[0]`` by ``text`` and wait for diagnostics."""
+    line, start, end = at
+    change = {
+        "range": {
+            "start": {"line": line, "character": start},
+            "end": {"line": line, "character": end},
+        },
+        "text": text,
+    }
+    raw.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
+    )
+    raw.diagnostics(uri, version)
+
+
+def _assert_bounded(rss: dict[int, int], what: str) -> None:
+    growth = rss[KEYSTROKES] - rss[WARM_UP]
+    print(f"RSS after {WARM_UP} and {KEYSTROKES} {what}: {rss} kB")
+    assert growth < GROWTH_BOUND_KB, (
+        f"RSS grew {growth} kB from keystroke {WARM_UP} to {KEYSTROKES}: {rss}"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_typing_does_not_grow_memory(tmp_path: Path) -> None:
+    raw, uri, lines = _opened(tmp_path)
     try:
-        raw.initialize(root)
-        uri = (root / TARGET).as_uri()
-        doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
-        raw.notify("textDocument/didOpen", {"textDocument": doc})
-        raw.diagnostics(uri, 1)
-        lines = text.split("\n")
         body = [i for i, line in enumerate(lines) if line.startswith("    ")]
         rng = random.Random(7)
         version, rss = 1, {}
@@ -62,27 +92,11 @@ def test_typing_does_not_grow_memory(tmp_path: Path) -> None:
             column = len(lines[line])
             for typed in ("x", ""):
                 version += 1
-                end = column + (0 if typed else 1)
-                change = {
-                    "range": {
-                        "start": {"line": line, "character": column},
-                        "end": {"line": line, "character": end},
-                    },
-                    "text": typed,
-                }
-                raw.notify(
-                    "textDocument/didChange",
-                    {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
-                )
-                raw.diagnostics(uri, version)
+                _type(raw, uri, version, (line, column, column + (0 if typed else 1)), typed)
             if 2 * (n + 1) in (WARM_UP, KEYSTROKES):
                 rss[2 * (n + 1)] = _rss_kb(raw.proc.pid)
             raw.received.clear()  # the client's own memory
-        growth = rss[KEYSTROKES] - rss[WARM_UP]
-        print(f"RSS after {WARM_UP} and {KEYSTROKES} keystrokes: {rss} kB")
-        assert growth < GROWTH_BOUND_KB, (
-            f"RSS grew {growth} kB from keystroke {WARM_UP} to {KEYSTROKES}: {rss}"
-        )
+        _assert_bounded(rss, "keystrokes")
     finally:
         assert raw.close() == 0
 
@@ -98,17 +112,8 @@ def _appended(indent: str, count: int) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 def test_typing_that_only_appends_does_not_grow_memory(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    shutil.copytree(Path(sysconfig.get_paths()["stdlib"]) / "email", root)
-    text = (root / TARGET).read_text(encoding="utf-8")
-    raw = RawServer(tmp_path / "cache")
+    raw, uri, lines = _opened(tmp_path)
     try:
-        raw.initialize(root)
-        uri = (root / TARGET).as_uri()
-        doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
-        raw.notify("textDocument/didOpen", {"textDocument": doc})
-        raw.diagnostics(uri, 1)
-        lines = text.split("\n")
         # the end of a function body in the second half of the file
         line = next(
             i
@@ -118,26 +123,11 @@ def test_typing_that_only_appends_does_not_grow_memory(tmp_path: Path) -> None:
         column, version, rss = len(lines[line]), 1, {}
         for n, key in enumerate(_appended(" " * 8, KEYSTROKES), 1):
             version += 1
-            change = {
-                "range": {
-                    "start": {"line": line, "character": column},
-                    "end": {"line": line, "character": column},
-                },
-                "text": key,
-            }
-            raw.notify(
-                "textDocument/didChange",
-                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
-            )
-            raw.diagnostics(uri, version)
+            _type(raw, uri, version, (line, column, column), key)
             line, column = (line + 1, 0) if key == "\n" else (line, column + 1)
             if n in (WARM_UP, KEYSTROKES):
                 rss[n] = _rss_kb(raw.proc.pid)
             raw.received.clear()
-        growth = rss[KEYSTROKES] - rss[WARM_UP]
-        print(f"RSS after {WARM_UP} and {KEYSTROKES} appended keystrokes: {rss} kB")
-        assert growth < GROWTH_BOUND_KB, (
-            f"RSS grew {growth} kB from keystroke {WARM_UP} to {KEYSTROKES}: {rss}"
-        )
+        _assert_bounded(rss, "appended keystrokes")
     finally:
         assert raw.close() == 0
