@@ -487,9 +487,19 @@ function writeSettings(patch) {
         await quickOpen('ledger.py');
         await goToLine(9);
         await page.keyboard.press('End');
-        await page.keyboard.press('Control+K');
-        await page.keyboard.press('Control+I');
         const hostileHover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'clone class' }).first();
+        // the file was just opened: until the server has its diagnostics, a hover asked for is
+        // empty and the editor does not ask again, so ask again (up to 6 times, 5 s each)
+        for (let attempt = 0; attempt < 6; attempt++) {
+            await page.keyboard.press('Control+K');
+            await page.keyboard.press('Control+I');
+            const shown = await hostileHover.waitFor({ timeout: 5000 }).then(() => true, () => false);
+            if (shown) {
+                break;
+            }
+            log(`hover on the hostile file name not shown yet (attempt ${attempt + 1}); asking again`);
+            await page.keyboard.press('Escape');
+        }
         const planted = await hostileHover
             .evaluate((el) => ({
                 text: el.innerText,
