@@ -8,22 +8,17 @@ documentation above it rather than in its signature; a callback named after its 
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def audit() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("audit_claims", REPO / "bench/audit_claims.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("audit_claims", module)
-    spec.loader.exec_module(module)
-    return module
+    return load("audit_claims.py", "audit_claims")
 
 
 def test_hash_lines_are_comments_only_where_the_language_says_so() -> None:

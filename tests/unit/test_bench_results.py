@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
+
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _index() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("results_index", REPO / "bench/results_index.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("results_index.py", "results_index")
 
 
 def test_the_index_lists_every_result_as_the_script_writes_it() -> None:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
 from types import ModuleType
 
+from bench_scripts import load
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _figures() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("doc_figures", REPO / "bench/doc_figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("doc_figures.py", "doc_figures")
 
 
 def test_the_docs_state_the_results_figures() -> None:

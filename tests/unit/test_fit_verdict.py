@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _script() -> ModuleType:
     sys.path.insert(0, str(REPO / "bench"))
-    spec = importlib.util.spec_from_file_location("fit_verdict", REPO / "bench/fit_verdict.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("fit_verdict.py", "fit_verdict")
 
 
 def _data(seed: int) -> tuple[np.ndarray, np.ndarray]:

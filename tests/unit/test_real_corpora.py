@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _corpora() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("real_corpora", REPO / "bench/real/corpora.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["real_corpora"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load("real/corpora.py", "real_corpora")
 
 
 def _src_zip(path: Path) -> None:
